@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# vmmtrace: one non-recursive Makefile. `make`, `make check`, `make SAN=address,undefined`,
+# `make WERROR=0` to build without -Werror.
+HOSTARCH ?= x86_64
+O        ?= build
+CC       ?= cc
+WERROR   ?= 1
+SAN      ?=
+
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -MMD -MP -I. -pthread
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+endif
+ifneq ($(SAN),)
+CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer
+LDFLAGS_SAN := -fsanitize=$(SAN)
+endif
+CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
+LIBS   := -lz -llzma -lbz2 -lzstd -llz4 -lurcu -lfdt -pthread
+
+# Pure per-arch encoders are built for every arch (vmmtrace encode --arch);
+# everything else under arch/ only for the host arch.
+ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/slot*.c))
+ARCH_HOST_SRC := $(filter-out $(ARCH_PURE_SRC),$(sort $(wildcard arch/$(HOSTARCH)/*.c)))
+VMM_SRC       := $(filter-out vmm/main.c,$(sort $(wildcard vmm/*.c)))
+LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
+LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
+LIB           := $(O)/libvmmtrace.a
+BIN           := $(O)/vmmtrace
+
+UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN  := $(UNIT_SRC:%.c=$(O)/%)
+KVMT_SRC  := $(sort $(wildcard tests/kvm/test-*.c))
+KVMT_BIN  := $(KVMT_SRC:%.c=$(O)/%)
+
+all: $(BIN) $(UNIT_BIN) $(KVMT_BIN) guest-stub
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(O)/vmm/main.o $(LIB)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+
+$(O)/tests/%: tests/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+# The guest stub is freestanding code that runs inside the guest; its rules
+# live next to it.
+-include guest-stub/$(HOSTARCH)/stub.mk
+guest-stub::
+
+check: all
+	tests/run-all.sh
+
+unit: $(UNIT_BIN)
+	tests/run-all.sh unit
+
+clean:
+	rm -rf $(O)
+
+.PHONY: all check unit clean guest-stub
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

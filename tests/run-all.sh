@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the test tiers (unit, kvm, e2e, or those named) and counts the
+# PASS:/FAIL:/SKIP: lines every test prints. A test that exits non-zero
+# without printing FAIL counts as one failure. Ends with "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+tiers=${*:-unit kvm e2e}
+logdir=build/test-logs
+mkdir -p "$logdir"
+passed=0 failed=0 skipped=0
+for tier in $tiers; do
+	for t in build/tests/$tier/test-* tests/$tier/*.sh; do
+		[ -x "$t" ] || [ -f "$t" ] || continue
+		case "$t" in *.d|*.o) continue ;; esac
+		name=$tier/$(basename "$t")
+		log=$logdir/${name//\//_}.log
+		start=$(date +%s)
+		echo "== $name"
+		if [ "${t##*.}" = sh ]; then bash "$t" >"$log" 2>&1; else "$t" >"$log" 2>&1; fi
+		rc=$?
+		p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
+		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$f" = 0 ]; then
+			echo "FAIL: $name exited with status $rc" >>"$log"; f=1
+		fi
+		if [ "$rc" = 77 ] && [ "$s" = 0 ]; then
+			echo "SKIP: $name" >>"$log"; s=1
+		fi
+		grep -E '^(FAIL|SKIP|INFO):' "$log" | sed 's/^/   /'
+		[ "$f" = 0 ] || { echo "   --- last lines of $log:"; tail -n 15 "$log" | sed 's/^/   | /'; }
+		echo "   $p passed, $f failed, $s skipped ($(( $(date +%s) - start )) s)"
+		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	done
+done
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands and the exit statuses they return (documented in README). */
+#ifndef VMM_CMD_H
+#define VMM_CMD_H
+
+enum exit_status {
+	EXIT_OK = 0,		/* guest rebooted / powered off, command done */
+	EXIT_FAILURE_RUN = 1,	/* host-side failure while running */
+	EXIT_BAD_INPUT = 2,	/* bad arguments or input files */
+	EXIT_GUEST_PANIC = 3,	/* guest kernel panicked */
+	EXIT_TRIPLE_FAULT = 4,	/* guest triple-faulted (KVM_EXIT_SHUTDOWN) */
+	EXIT_KVM_INTERNAL = 5,	/* KVM internal error the VMM could not assist */
+	EXIT_SIGNAL_BASE = 128,	/* stopped by signal N: 128 + N, as shells do */
+};
+
+int cmd_boot(int argc, char **argv);
+int cmd_symbols(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+
+#endif
