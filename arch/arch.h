@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What generic code asks of the host architecture. Each arch/<arch>/
+ * implements it; the Makefile links the host's (HOSTARCH).
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/error.h"
+
+struct kernel_image;
+struct vcpu;
+struct vm;
+
+/* Host compatibility (vmm/compat.h): detection and the assists' names. */
+int arch_compat_detect(void);
+const char *arch_compat_assist_name(unsigned assist);
+
+/* Command line for the console and this class of host; compat adds more. */
+const char *arch_default_cmdline(void);
+const char *arch_compat_cmdline(void);
+
+/* In-kernel irqchip and timers, the guest-physical memory map. */
+int arch_vm_init(struct vm *vm, struct errbuf *err);
+/* Emulated devices at their arch addresses. */
+int arch_vm_add_devices(struct vm *vm, struct errbuf *err);
+/* Kernel, initrd, boot parameters and boot-time tables into guest memory. */
+int arch_vm_load(struct vm *vm, const struct kernel_image *img,
+		 const uint8_t *initrd, size_t initrd_size, struct errbuf *err);
+int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err);
+
+/*
+ * An exit the generic loop does not handle (e.g. emulation failures).
+ * Returns 0 when handled and the vCPU may continue; otherwise it has asked
+ * the VM to stop with a diagnosis.
+ */
+int arch_vcpu_exit(struct vcpu *vcpu);
+/* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
+void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HOST-KVM §2: instructions this host's KVM emulator cannot execute at CPL0
+ * end KVM_RUN with an emulation failure. The ones a Linux guest meets are
+ * completed here: fwait is skipped (no x87 exception can be pending: the
+ * guest kernel does not unmask them), int3 is delivered to the guest as #BP
+ * (its own text patching relies on that), and the MXCSR/x87 control and
+ * status instructions act on the state KVM_GET_FPU/KVM_SET_FPU expose, with
+ * memory operands reached through the guest's page tables.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/x86_64/compat-insn.h"
+#include "arch/x86_64/cpu.h"
+#include "vmm/kvm.h"
+#include "vmm/log.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+struct insn {
+	uint8_t b[16];
+	unsigned avail, pos;
+	int rex, seg_fs, seg_gs, addr32;
+	uint8_t modrm;
+	int has_modrm;
+	int32_t disp;
+	int rip_rel;
+	int base, index, scale;	/* -1: none */
+};
+
+static int insn_byte(struct insn *in, uint8_t *v)
+{
+	if (in->pos >= in->avail)
+		return -EINVAL;
+	*v = in->b[in->pos++];
+	return 0;
+}
+
+static void insn_prefixes(struct insn *in)
+{
+	while (in->pos < in->avail) {
+		uint8_t c = in->b[in->pos];
+
+		if (c == 0x64)
+			in->seg_fs = 1;
+		else if (c == 0x65)
+			in->seg_gs = 1;
+		else if (c == 0x67)
+			in->addr32 = 1;
+		else if (c != 0x66 && c != 0xf0 && c != 0xf2 && c != 0xf3 &&
+			 c != 0x2e && c != 0x36 && c != 0x3e && c != 0x26)
+			break;
+		in->pos++;
+	}
+	if (in->pos < in->avail && (in->b[in->pos] & 0xf0) == 0x40)
+		in->rex = in->b[in->pos++];
+}
+
+/* ModRM, SIB and displacement of a memory operand (64-bit addressing). */
+static int insn_modrm(struct insn *in)
+{
+	uint8_t mod, rm, sib, d8;
+
+	if (insn_byte(in, &in->modrm))
+		return -EINVAL;
+	in->has_modrm = 1;
+	mod = in->modrm >> 6;
+	rm = in->modrm & 7;
+	in->base = in->index = -1;
+	if (mod == 3)
+		return 0;
+	if (rm == 4) {
+		if (insn_byte(in, &sib))
+			return -EINVAL;
+		in->scale = sib >> 6;
+		in->index = ((sib >> 3) & 7) | ((in->rex & 2) << 2);
+		if (in->index == 4)
+			in->index = -1;
+		in->base = (sib & 7) | ((in->rex & 1) << 3);
+		if ((sib & 7) == 5 && mod == 0) {
+			in->base = -1;
+			mod = 2;	/* disp32, no base */
+		}
+	} else if (rm == 5 && mod == 0) {
+		in->rip_rel = 1;
+		mod = 2;
+	} else {
+		in->base = rm | ((in->rex & 1) << 3);
+	}
+	if (mod == 1) {
+		if (insn_byte(in, &d8))
+			return -EINVAL;
+		in->disp = (int8_t)d8;
+	} else if (mod == 2) {
+		if (in->pos + 4 > in->avail)
+			return -EINVAL;
+		memcpy(&in->disp, in->b + in->pos, 4);
+		in->pos += 4;
+	}
+	return 0;
+}
+
+static uint64_t insn_reg(const struct kvm_regs *r, int n)
+{
+	const uint64_t v[16] = { r->rax, r->rcx, r->rdx, r->rbx, r->rsp, r->rbp, r->rsi, r->rdi,
+				 r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15 };
+	return v[n & 15];
+}
+
+static uint64_t insn_address(const struct insn *in, const struct kvm_regs *r,
+			     const struct kvm_sregs *s)
+{
+	uint64_t ea = (uint64_t)(int64_t)in->disp;
+
+	if (in->rip_rel)
+		ea += r->rip + in->pos;
+	if (in->base >= 0)
+		ea += insn_reg(r, in->base);
+	if (in->index >= 0)
+		ea += insn_reg(r, in->index) << in->scale;
+	if (in->addr32)
+		ea &= 0xffffffff;
+	if (in->seg_fs)
+		ea += s->fs.base;
+	if (in->seg_gs)
+		ea += s->gs.base;
+	return ea;
+}
+
+struct assist_ctx {
+	struct vcpu *vcpu;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	struct insn in;
+};
+
+static int assist_fpu(struct assist_ctx *c, unsigned assist)
+{
+	struct vm *vm = c->vcpu->vm;
+	struct kvm_fpu fpu;
+	uint64_t ea = 0;
+	uint32_t v32 = 0;
+	uint16_t v16 = 0;
+
+	if (kvm_ioctl(c->vcpu->fd, KVM_GET_FPU, &fpu, NULL) < 0)
+		return -EIO;
+	if (c->in.has_modrm && (c->in.modrm >> 6) != 3)
+		ea = insn_address(&c->in, &c->regs, &c->sregs);
+	switch (assist) {
+	case ASSIST_LDMXCSR:
+		if (pagewalk_read(vm, &c->sregs, ea, &v32, 4))
+			return -EFAULT;
+		fpu.mxcsr = v32;
+		break;
+	case ASSIST_STMXCSR:
+		if (pagewalk_write(vm, &c->sregs, ea, &fpu.mxcsr, 4))
+			return -EFAULT;
+		return 0;
+	case ASSIST_FNSTSW:
+		if (!c->in.has_modrm) {	/* fnstsw %ax */
+			c->regs.rax = (c->regs.rax & ~0xffffULL) | fpu.fsw;
+			return 0;
+		}
+		return pagewalk_write(vm, &c->sregs, ea, &fpu.fsw, 2) ? -EFAULT : 0;
+	case ASSIST_FLDCW:
+		if (pagewalk_read(vm, &c->sregs, ea, &v16, 2))
+			return -EFAULT;
+		fpu.fcw = v16;
+		break;
+	case ASSIST_FNCLEX:
+		fpu.fsw &= 0x7f00;	/* clear exception flags, ES and B */
+		break;
+	case ASSIST_EMMS:
+		fpu.ftwx = 0;		/* abridged tag word: every register empty */
+		break;
+	}
+	return kvm_ioctl(c->vcpu->fd, KVM_SET_FPU, &fpu, NULL) < 0 ? -EIO : 0;
+}
+
+/* Decodes the failing instruction; returns the assist or -1 if none applies. */
+static int assist_decode(struct insn *in)
+{
+	uint8_t op, op2 = 0;
+
+	insn_prefixes(in);
+	if (insn_byte(in, &op))
+		return -1;
+	switch (op) {
+	case 0x9b: return ASSIST_FWAIT;
+	case 0xcc: return ASSIST_INT3;
+	case 0x0f:
+		if (insn_byte(in, &op2))
+			return -1;
+		if (op2 == 0x77)
+			return ASSIST_EMMS;
+		if (op2 != 0xae || insn_modrm(in) || (in->modrm >> 6) == 3)
+			return -1;
+		return ((in->modrm >> 3) & 7) == 2 ? ASSIST_LDMXCSR :
+		       ((in->modrm >> 3) & 7) == 3 ? ASSIST_STMXCSR : -1;
+	case 0xdf:
+		if (in->pos < in->avail && in->b[in->pos] == 0xe0) {
+			in->pos++;
+			return ASSIST_FNSTSW;
+		}
+		return -1;
+	case 0xdb:
+		if (in->pos < in->avail && in->b[in->pos] == 0xe2) {
+			in->pos++;
+			return ASSIST_FNCLEX;
+		}
+		return -1;
+	case 0xdd:
+	case 0xd9:
+		if (insn_modrm(in) || (in->modrm >> 6) == 3)
+			return -1;
+		if (op == 0xdd && ((in->modrm >> 3) & 7) == 7)
+			return ASSIST_FNSTSW;
+		if (op == 0xd9 && ((in->modrm >> 3) & 7) == 5)
+			return ASSIST_FLDCW;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * int3 is a trap: the guest's #BP handler expects the saved RIP after the
+ * int3, so RIP moves first and the exception is injected with no length.
+ */
+static int assist_int3(struct assist_ctx *c)
+{
+	struct kvm_vcpu_events ev;
+
+	if (kvm_ioctl(c->vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
+		return -EIO;
+	ev.exception.injected = 1;
+	ev.exception.nr = 3;
+	ev.exception.has_error_code = 0;
+	ev.exception.error_code = 0;
+	ev.flags = 0;
+	return kvm_ioctl(c->vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 0;
+}
+
+int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t rip,
+		      uint8_t *buf, unsigned *len)
+{
+	struct kvm_run *run = vcpu->run;
+
+	if (run->emulation_failure.ndata >= 2 &&
+	    (run->emulation_failure.flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES) &&
+	    run->emulation_failure.insn_size && run->emulation_failure.insn_size <= 15) {
+		*len = run->emulation_failure.insn_size;
+		memcpy(buf, run->emulation_failure.insn_bytes, *len);
+		return 0;
+	}
+	*len = 15;
+	while (*len && pagewalk_read(vcpu->vm, sregs, rip, buf, *len))
+		(*len)--;	/* the instruction may end just before an unmapped page */
+	return *len ? 0 : -EFAULT;
+}
+
+int compat_insn_assist(struct vcpu *vcpu)
+{
+	struct assist_ctx c = { .vcpu = vcpu };
+	int assist, rc;
+
+	if (!vcpu->vm->cfg.compat)
+		return -ENOTSUP;
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &c.regs, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &c.sregs, NULL) < 0)
+		return -EIO;
+	if (compat_insn_bytes(vcpu, &c.sregs, c.regs.rip, c.in.b, &c.in.avail))
+		return -EFAULT;
+	assist = assist_decode(&c.in);
+	if (assist < 0)
+		return -ENOTSUP;
+	if (assist == ASSIST_INT3)
+		rc = 0;
+	else if (assist == ASSIST_FWAIT)
+		rc = 0;
+	else
+		rc = assist_fpu(&c, assist);
+	if (rc)
+		return rc;
+	c.regs.rip += c.in.pos;
+	if (kvm_ioctl(vcpu->fd, KVM_SET_REGS, &c.regs, NULL) < 0)
+		return -EIO;
+	if (assist == ASSIST_INT3 && (rc = assist_int3(&c)))
+		return rc;
+	compat_count(&vcpu->vm->compat, assist);
+	return 0;
+}

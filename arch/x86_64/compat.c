@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86_64 host-compatibility layer: everything vmmtrace does differently
+ * on a software-assisted KVM host (shared/docs/HOST-KVM.md), in one place.
+ * Each workaround says which host behaviour it answers. On hardware KVM the
+ * layer is off and none of it runs; the instruction assists are reached only
+ * through emulation failures, which hardware KVM does not produce for them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "arch/x86_64/compat-insn.h"
+#include "arch/x86_64/cpu.h"
+#include "vmm/cmd.h"
+#include "vmm/kvm.h"
+#include "vmm/log.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+static const char *const assist_names[ASSIST_COUNT] = {
+	[ASSIST_FWAIT] = "fwait", [ASSIST_INT3] = "int3", [ASSIST_LDMXCSR] = "ldmxcsr",
+	[ASSIST_STMXCSR] = "stmxcsr", [ASSIST_FNSTSW] = "fnstsw", [ASSIST_FLDCW] = "fldcw",
+	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms",
+};
+
+const char *arch_compat_assist_name(unsigned assist)
+{
+	return assist < ASSIST_COUNT ? assist_names[assist] : NULL;
+}
+
+/*
+ * HOST-KVM §1: the host's KVM is kvm_pvm, or at least its CPU has neither
+ * VMX nor SVM, so guest kernel code is emulated instead of run.
+ */
+int arch_compat_detect(void)
+{
+	char line[4096];
+	FILE *f;
+	int hw = 0;
+
+	if (!access("/sys/module/kvm_pvm", F_OK))
+		return 1;
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			hw = strstr(line, " vmx") || strstr(line, " svm");
+			break;
+		}
+	fclose(f);
+	return !hw;
+}
+
+/*
+ * HOST-KVM §2, §3, §7: keep instructions the emulator cannot run out of the
+ * guest kernel (noxsave, clearcpuid; CPUID from KVM_SET_CPUID2 is mostly not
+ * honoured), skip crypto self-tests that run for minutes when emulated, and
+ * the speed-only options rodata=off (W+X walk) and the weak-function scan.
+ */
+const char *arch_compat_cmdline(void)
+{
+	return "noxsave clearcpuid=smap,popcnt,ssse3 cryptomgr.notests rodata=off "
+	       "initcall_blacklist=ftrace_check_for_weak_functions";
+}
+
+/* HOST-KVM §2/§3: cmpxchg16b is not emulated; the one CPUID bit honoured is CX16. */
+void compat_cpuid_leaf1(struct vm *vm, uint32_t *ecx)
+{
+	if (vm->cfg.compat)
+		*ecx &= ~(1u << 13);
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPU state at power-on: CPUID, LAPIC virtual-wire setup, FPU defaults;
+ * the boot vCPU also gets long mode (paging, flat segments) at the kernel's
+ * 64-bit entry. The other vCPUs wait for INIT/SIPI in the in-kernel LAPIC.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/layout.h"
+#include "vmm/kvm.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+#define CPUID_MAX_ENTRIES 256
+#define CPUID_1_ECX_CX16       (1u << 13)
+#define CPUID_1_ECX_HYPERVISOR (1u << 31)
+
+#define CR0_PE 0x1ULL
+#define CR0_ET 0x10ULL
+#define CR0_NE 0x20ULL
+#define CR0_PG 0x80000000ULL
+#define CR4_PAE 0x20ULL
+#define EFER_LME 0x100ULL
+#define EFER_LMA 0x400ULL
+
+#define APIC_LVT0 0x350
+#define APIC_LVT1 0x360
+#define APIC_MODE_EXTINT 0x700
+#define APIC_MODE_NMI    0x400
+
+static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct vm *vm = vcpu->vm;
+	struct kvm_cpuid2 *cpuid;
+	int rc;
+
+	cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
+	if (!cpuid)
+		return err_set(err, ENOMEM, "out of memory for CPUID");
+	cpuid->nent = CPUID_MAX_ENTRIES;
+	rc = kvm_ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid, err);
+	if (rc < 0)
+		goto out;
+	for (unsigned i = 0; i < cpuid->nent; i++) {
+		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
+
+		switch (e->function) {
+		case 1:
+			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->id << 24);
+			e->ecx |= CPUID_1_ECX_HYPERVISOR;
+			compat_cpuid_leaf1(vm, &e->ecx);
+			break;
+		case 0xb:
+		case 0x1f:
+			e->edx = vcpu->id;	/* x2APIC ID */
+			break;
+		default:
+			break;
+		}
+	}
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid, err);
+out:
+	free(cpuid);
+	return rc < 0 ? rc : 0;
+}
+
+/* Virtual-wire mode as firmware leaves it: LINT0 ExtINT, LINT1 NMI. */
+static int cpu_setup_lapic(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct kvm_lapic_state lapic;
+	uint32_t *lvt0 = (uint32_t *)&lapic.regs[APIC_LVT0];
+	uint32_t *lvt1 = (uint32_t *)&lapic.regs[APIC_LVT1];
+	int rc;
+
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic, err)) < 0)
+		return rc;
+	*lvt0 = (*lvt0 & ~0x700u) | APIC_MODE_EXTINT;
+	*lvt1 = (*lvt1 & ~0x700u) | APIC_MODE_NMI;
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_LAPIC, &lapic, err);
+	return rc < 0 ? rc : 0;
+}
+
+static int cpu_setup_fpu(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct kvm_fpu fpu = { .fcw = 0x37f, .mxcsr = 0x1f80 };
+	int rc = kvm_ioctl(vcpu->fd, KVM_SET_FPU, &fpu, err);
+
+	return rc < 0 ? rc : 0;
+}
+
+static void cpu_flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, int code)
+{
+	*s = (struct kvm_segment){
+		.base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
+		.present = 1, .dpl = 0, .db = !code, .s = 1, .l = code, .g = 1,
+	};
+}
+
+static int cpu_setup_long_mode(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct vm *vm = vcpu->vm;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = { 0 };
+	int rc;
+
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, err)) < 0)
+		return rc;
+	cpu_flat_segment(&sregs.cs, 0x10, 0xb, 1);
+	cpu_flat_segment(&sregs.ds, 0x18, 0x3, 0);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = 0x20, .type = 0xb, .present = 1, .s = 0, .g = 1 };
+	sregs.gdt.base = LAYOUT_GDT;
+	sregs.gdt.limit = 5 * 8 - 1;
+	sregs.idt.base = LAYOUT_IDT;
+	sregs.idt.limit = 0;
+	sregs.cr0 = CR0_PE | CR0_ET | CR0_NE | CR0_PG;
+	sregs.cr3 = LAYOUT_PML4;
+	sregs.cr4 = CR4_PAE;
+	sregs.efer = EFER_LME | EFER_LMA;
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_SET_SREGS, &sregs, err)) < 0)
+		return rc;
+	regs.rip = vm->boot_entry;
+	regs.rsi = vm->boot_arg;
+	regs.rsp = LAYOUT_BOOT_STACK;
+	regs.rflags = 0x2;
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_REGS, &regs, err);
+	return rc < 0 ? rc : 0;
+}
+
+int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
+{
+	int rc;
+
+	if ((rc = cpu_setup_cpuid(vcpu, err)))
+		return rc;
+	if ((rc = cpu_setup_lapic(vcpu, err)))
+		return rc;
+	if ((rc = cpu_setup_fpu(vcpu, err)))
+		return rc;
+	if (vcpu->id == 0)
+		rc = cpu_setup_long_mode(vcpu, err);
+	return rc;
+}
+
+void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) < 0) {
+		snprintf(buf, len, "registers unavailable");
+		return;
+	}
+	snprintf(buf, len, "rip 0x%llx rsp 0x%llx cs 0x%x cpl %u cr0 0x%llx cr3 0x%llx",
+		 (unsigned long long)regs.rip, (unsigned long long)regs.rsp,
+		 sregs.cs.selector, sregs.cs.selector & 3,
+		 (unsigned long long)sregs.cr0, (unsigned long long)sregs.cr3);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* x86_64-internal interfaces between cpu.c, compat.c and pagewalk.c. */
+#ifndef ARCH_X86_64_CPU_H
+#define ARCH_X86_64_CPU_H
+
+#include <linux/kvm.h>
+#include <stdint.h>
+
+struct vm;
+struct vcpu;
+
+/* compat.c: CPUID leaf 1 ECX adjustments for the compatibility layer. */
+void compat_cpuid_leaf1(struct vm *vm, uint32_t *ecx);
+
+/*
+ * pagewalk.c: guest-virtual to guest-physical through the guest's own page
+ * tables (4- or 5-level, large pages). Returns 0 or -EFAULT.
+ */
+int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
+		       int write, uint64_t *gpa);
+/* Copies between host and guest-virtual memory, page by page. */
+int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, void *buf, size_t len);
+int pagewalk_write(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A read-only walk of the guest's page tables (SDM vol. 3 §4.5), used where
+ * the VMM must touch memory the guest names by virtual address. Every table
+ * entry is read through vm_gpa_ptr, so a hostile CR3 cannot take us outside
+ * guest RAM.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/x86_64/cpu.h"
+#include "vmm/vm.h"
+
+#define PTE_P    0x1ULL
+#define PTE_W    0x2ULL
+#define PTE_PS   0x80ULL
+#define PTE_ADDR 0x000ffffffffff000ULL
+#define CR0_PG   0x80000000ULL
+#define CR4_LA57 0x1000ULL
+
+int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
+		       int write, uint64_t *gpa)
+{
+	int levels = (sregs->cr4 & CR4_LA57) ? 5 : 4;
+	uint64_t table = sregs->cr3 & PTE_ADDR;
+
+	if (!(sregs->cr0 & CR0_PG)) {
+		*gpa = gva;
+		return 0;
+	}
+	for (int level = levels; level >= 1; level--) {
+		unsigned shift = 12 + 9 * (level - 1);
+		uint64_t *entry = vm_gpa_ptr(vm, table + ((gva >> shift) & 0x1ff) * 8, 8);
+		uint64_t pte;
+
+		if (!entry)
+			return -EFAULT;
+		pte = __atomic_load_n(entry, __ATOMIC_RELAXED);
+		if (!(pte & PTE_P) || (write && !(pte & PTE_W) && (sregs->cr0 & 0x10000)))
+			return -EFAULT;
+		if (level == 1 || ((level == 2 || level == 3) && (pte & PTE_PS))) {
+			uint64_t mask = (1ULL << shift) - 1;
+
+			*gpa = ((pte & PTE_ADDR) & ~mask) | (gva & mask);
+			return 0;
+		}
+		table = pte & PTE_ADDR;
+	}
+	return -EFAULT;
+}
+
+static int pagewalk_copy(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
+			 uint8_t *buf, size_t len, int write)
+{
+	while (len) {
+		size_t chunk = 4096 - (gva & 0xfff);
+		uint64_t gpa;
+		uint8_t *p;
+
+		if (chunk > len)
+			chunk = len;
+		if (pagewalk_translate(vm, sregs, gva, write, &gpa))
+			return -EFAULT;
+		p = vm_gpa_ptr(vm, gpa, chunk);
+		if (!p)
+			return -EFAULT;
+		if (write)
+			memcpy(p, buf, chunk);
+		else
+			memcpy(buf, p, chunk);
+		gva += chunk;
+		buf += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, void *buf, size_t len)
+{
+	return pagewalk_copy(vm, sregs, gva, buf, len, 0);
+}
+
+int pagewalk_write(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, const void *buf, size_t len)
+{
+	return pagewalk_copy(vm, sregs, gva, (uint8_t *)buf, len, 1);
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test guests' initramfs: Debian's busybox-static, /init from
+# tests/guest/init and the static programs of tests/guest/progs/, as one
+# uncompressed newc archive (the test guests' kernel code is emulated, and
+# inflating a compressed one costs ~17 s there). Cached by the hash of its
+# inputs; $VMMTRACE_CACHE/initramfs.cpio links to the current one.
+#
+# The archive is written here rather than by GNU cpio so that it can hold
+# /dev/console without root (the kernel opens /dev/console for init before
+# anything is mounted; without it init runs with no stdin/stdout/stderr),
+# and so that it is byte-for-byte reproducible (uid/gid 0, mtime 0).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/common.sh"
+guest="$here/../tests/guest"
+busybox=${BUSYBOX:-/bin/busybox}
+cc=${GUEST_CC:-gcc}
+# Applets the init script and a debugging shell use; each link costs a little
+# unpacking time in the emulated guest kernel, so not all ~300.
+applets="sh ash awk cat cttyhack dd dmesg echo env free grep head hexdump kill
+ln ls mkdir mount mv nproc od ps readlink reboot rm sed seq setsid sleep sort
+stat sync tail taskset tee test timeout tr true false umount uname uptime vi wc
+xxd"
+# Programs are built without libc: fewer syscalls, which cost milliseconds
+# in the guest and would show up in the traces the tests count.
+prog_cflags="-static -nostdlib -ffreestanding -fno-builtin -O2 -Wall -Wextra -Werror
+-fno-stack-protector -fno-asynchronous-unwind-tables -fcf-protection=none
+-Wl,--build-id=none"
+
+[ -x "$busybox" ] || die "$busybox missing: apt-get install busybox-static"
+readelf -lW "$busybox" | grep -q INTERP && die "$busybox is not static: apt-get install busybox-static"
+[ -r "$guest/init" ] || die "$guest/init missing"
+
+key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest"/progs/* "$busybox" |
+	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets") |
+	sha256sum | cut -c1-16)
+name="initramfs-$key.cpio"
+out="$VMMTRACE_CACHE/$name"
+link="$VMMTRACE_CACHE/initramfs.cpio"
+
+# Replaces the link in one rename, so a reader never sees it missing.
+publish() {
+	ln -sfn "$name" "$link.tmp.$$"
+	mv -fT "$link.tmp.$$" "$link"
+	for old in "$VMMTRACE_CACHE"/initramfs-*.cpio; do
+		[ "$old" = "$out" ] || rm -f "$old"
+	done
+}
+
+if [ -f "$out" ]; then
+	publish
+	say "initramfs cached in $out"
+	exit 0
+fi
+
+work=$(mktemp -d "$VMMTRACE_CACHE/initramfs-build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+progs=()
+for src in "$guest"/progs/*.c; do
+	p=$(basename "$src" .c)
+	# shellcheck disable=SC2086
+	"$cc" $prog_cflags -o "$work/$p" "$src" || die "cannot build $src"
+	progs+=("$p")
+done
+
+have=" $("$busybox" --list | tr '\n' ' ') "
+for a in $applets; do
+	case $have in *" $a "*) ;; *) die "$busybox has no applet '$a'" ;; esac
+done
+
+# newc ("070701") entries: 13 hex fields, the NUL-terminated name padded to
+# 4 bytes, then the data padded to 4 bytes (Documentation/driver-api/
+# early-userspace/buffer-format.rst).
+ino=1
+pad4() {
+	local n=$(((4 - $1 % 4) % 4))
+	[ "$n" = 0 ] || head -c "$n" /dev/zero
+}
+header() {	# name mode size nlink rdevmajor rdevminor
+	local nsz=$((${#1} + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		"$ino" "$2" 0 0 "$4" 0 "$3" 0 0 "$5" "$6" "$nsz" 0
+	printf '%s\0' "$1"
+	pad4 $((110 + nsz))
+	ino=$((ino + 1))
+}
+entry_dir() { header "$1" $((8#040755)) 0 2 0 0; }
+entry_file() {	# name mode path
+	local size
+	size=$(stat -c %s "$3")
+	header "$1" $((8#0100000 | $2)) "$size" 1 0 0
+	cat "$3"
+	pad4 "$size"
+}
+entry_symlink() { header "$1" $((8#0120777)) ${#2} 1 0 0; printf '%s' "$2"; pad4 ${#2}; }
+entry_chardev() { header "$1" $((8#020000 | $2)) 0 1 "$3" "$4"; }
+
+{
+	for d in bin dev proc sys tmp root; do entry_dir "$d"; done
+	entry_chardev dev/console 8#600 5 1
+	entry_file init 8#755 "$guest/init"
+	entry_file bin/busybox 8#755 "$busybox"
+	for a in $applets; do entry_symlink "bin/$a" busybox; done
+	for p in "${progs[@]}"; do entry_file "bin/$p" 8#755 "$work/$p"; done
+	header "TRAILER!!!" 0 0 1 0 0
+} >"$work/initramfs.cpio"
+
+mv -f "$work/initramfs.cpio" "$out"
+publish
+say "initramfs built in $out ($(stat -c %s "$out") bytes)"

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vCPU loop. Exits that generic devices answer are handled here;
+ * anything else goes to the arch layer, which either handles it or stops
+ * the VM with a diagnosis. The loop never spins on an error.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "vmm/cmd.h"
+#include "vmm/kvm.h"
+#include "vmm/log.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+#define VCPU_KICK_SIGNAL SIGUSR1
+
+static void vcpu_kick_handler(int sig)
+{
+	(void)sig;
+}
+
+int vcpu_init_signals(struct errbuf *err)
+{
+	struct sigaction sa = { .sa_handler = vcpu_kick_handler };
+
+	/* No SA_RESTART: the signal must make KVM_RUN return -EINTR. */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL))
+		return err_set(err, errno, "sigaction: %s", strerror(errno));
+	return 0;
+}
+
+int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned id, struct errbuf *err)
+{
+	int size, rc;
+
+	memset(vcpu, 0, sizeof(*vcpu));
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = kvm_ioctl_val(vm->vm_fd, KVM_CREATE_VCPU, id, "KVM_CREATE_VCPU", err);
+	if (vcpu->fd < 0)
+		return vcpu->fd;
+	size = kvm_ioctl_val(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0, "KVM_GET_VCPU_MMAP_SIZE", err);
+	if (size < 0) {
+		rc = size;
+		goto err_close;
+	}
+	vcpu->run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		rc = err_set(err, errno, "mmap of vCPU %u run area: %s", id, strerror(errno));
+		goto err_close;
+	}
+	vcpu->run_size = size;
+	rc = arch_vcpu_init(vcpu, err);
+	if (rc)
+		goto err_unmap;
+	return 0;
+err_unmap:
+	munmap(vcpu->run, size);
+err_close:
+	close(vcpu->fd);
+	vcpu->fd = -1;
+	return rc;
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	if (vcpu->run)
+		munmap(vcpu->run, vcpu->run_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->run = NULL;
+	vcpu->fd = -1;
+}
+
+static void vcpu_exit_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	size_t total = (size_t)run->io.count * run->io.size;
+
+	/* data_offset comes from KVM, but stay inside the run area regardless. */
+	if (run->io.data_offset >= vcpu->run_size || total > vcpu->run_size - run->io.data_offset) {
+		vm_request_stop(vcpu->vm, EXIT_FAILURE_RUN, "KVM_EXIT_IO data outside the run area");
+		return;
+	}
+	for (unsigned i = 0; i < run->io.count; i++, data += run->io.size)
+		pio_dispatch(&vcpu->vm->pio, run->io.port,
+			     run->io.direction == KVM_EXIT_IO_OUT, data, run->io.size);
+}
+
+static void vcpu_exit_stop(struct vcpu *vcpu, int status, const char *what)
+{
+	char regs[256];
+
+	arch_vcpu_describe(vcpu, regs, sizeof(regs));
+	vm_request_stop(vcpu->vm, status, "%s on vCPU %u (%s)", what, vcpu->id, regs);
+}
+
+static void vcpu_dispatch_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		vcpu_exit_io(vcpu);
+		break;
+	case KVM_EXIT_MMIO:
+		/* No MMIO devices: reads see all ones, as on an empty bus. */
+		if (!run->mmio.is_write)
+			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+		break;
+	case KVM_EXIT_SHUTDOWN:
+		vcpu_exit_stop(vcpu, EXIT_TRIPLE_FAULT, "guest triple fault");
+		break;
+	case KVM_EXIT_SYSTEM_EVENT:
+		if (run->system_event.type == KVM_SYSTEM_EVENT_RESET)
+			vm_request_reset(vcpu->vm, "system reset event");
+		else
+			vm_request_stop(vcpu->vm, EXIT_OK, "guest powered off");
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_request_stop(vcpu->vm, EXIT_KVM_INTERNAL,
+				"KVM could not enter vCPU %u (hardware reason 0x%llx)", vcpu->id,
+				(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	default:
+		arch_vcpu_exit(vcpu);
+		break;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (!atomic_load(&vm->stopping)) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				vcpu->run->immediate_exit = 0;
+				continue;
+			}
+			vm_request_stop(vm, EXIT_FAILURE_RUN, "KVM_RUN on vCPU %u: %s",
+					vcpu->id, strerror(errno));
+			break;
+		}
+		vcpu_dispatch_exit(vcpu);
+	}
+	return NULL;
+}
+
+int vcpu_start(struct vcpu *vcpu, struct errbuf *err)
+{
+	int rc = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+
+	if (rc)
+		return err_set(err, rc, "cannot start vCPU %u thread: %s", vcpu->id, strerror(rc));
+	vcpu->thread_started = 1;
+	return 0;
+}
+
+void vcpu_kick(struct vcpu *vcpu)
+{
+	if (!vcpu->thread_started)
+		return;
+	vcpu->run->immediate_exit = 1;
+	pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+}
+
+void vcpu_join(struct vcpu *vcpu)
+{
+	if (vcpu->thread_started)
+		pthread_join(vcpu->thread, NULL);
+	vcpu->thread_started = 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vCPUs: one thread each, running KVM_RUN and dispatching exits. */
+#ifndef VMM_VCPU_H
+#define VMM_VCPU_H
+
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "vmm/error.h"
+
+struct vm;
+
+struct vcpu {
+	struct vm *vm;
+	unsigned id;
+	int fd;
+	struct kvm_run *run;
+	size_t run_size;
+	pthread_t thread;
+	int thread_started;
+};
+
+int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned id, struct errbuf *err);
+void vcpu_destroy(struct vcpu *vcpu);
+int vcpu_start(struct vcpu *vcpu, struct errbuf *err);
+/* Makes the vCPU leave KVM_RUN soon (immediate_exit + signal). */
+void vcpu_kick(struct vcpu *vcpu);
+void vcpu_join(struct vcpu *vcpu);
+/* The kick signal must have a handler before any vCPU runs. */
+int vcpu_init_signals(struct errbuf *err);
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "vmm/cmd.h"
+#include "vmm/kvm.h"
+#include "vmm/log.h"
+#include "vmm/serial.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+int vm_create(struct vm *vm, const struct vm_config *cfg, struct errbuf *err)
+{
+	int rc;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->cfg = *cfg;
+	vm->kvm_fd = vm->vm_fd = -1;
+	pthread_mutex_init(&vm->stop_lock, NULL);
+	rc = kvm_open(&vm->kvm_fd, err);
+	if (rc)
+		return rc;
+	vm->vm_fd = kvm_ioctl_val(vm->kvm_fd, KVM_CREATE_VM, 0, "KVM_CREATE_VM", err);
+	if (vm->vm_fd < 0) {
+		rc = vm->vm_fd;
+		goto err;
+	}
+	vm->ram_size = cfg->mem_size;
+	vm->ram = mmap(NULL, cfg->mem_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->ram == MAP_FAILED) {
+		vm->ram = NULL;
+		rc = err_set(err, errno, "cannot map %llu MiB of guest memory: %s",
+			     (unsigned long long)(cfg->mem_size >> 20), strerror(errno));
+		goto err;
+	}
+	madvise(vm->ram, cfg->mem_size, MADV_MERGEABLE);
+	rc = arch_vm_init(vm, err);
+	if (rc)
+		goto err;
+	rc = arch_vm_add_devices(vm, err);
+	if (rc)
+		goto err;
+	return 0;
+err:
+	vm_destroy(vm);
+	return rc;
+}
+
+void vm_destroy(struct vm *vm)
+{
+	for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
+		vcpu_destroy(&vm->vcpus[i]);
+	free(vm->vcpus);
+	serial_destroy(vm->serial);
+	vm->serial = NULL;
+	vm->vcpus = NULL;
+	if (vm->ram)
+		munmap(vm->ram, vm->ram_size);
+	vm->ram = NULL;
+	if (vm->vm_fd >= 0)
+		close(vm->vm_fd);
+	if (vm->kvm_fd >= 0)
+		close(vm->kvm_fd);
+	vm->vm_fd = vm->kvm_fd = -1;
+}
+
+int vm_create_vcpus(struct vm *vm, struct errbuf *err)
+{
+	int rc;
+
+	vm->vcpus = calloc(vm->cfg.ncpus, sizeof(*vm->vcpus));
+	if (!vm->vcpus)
+		return err_set(err, ENOMEM, "out of memory for %u vCPUs", vm->cfg.ncpus);
+	for (unsigned i = 0; i < vm->cfg.ncpus; i++) {
+		rc = vcpu_create(vm, &vm->vcpus[i], i, err);
+		if (rc)
+			return rc;
+		vm->ncpus = i + 1;
+	}
+	return 0;
+}
+
+int vm_add_region(struct vm *vm, uint64_t gpa, uint64_t size, uint8_t *hva, struct errbuf *err)
+{
+	struct kvm_userspace_memory_region r = {
+		.slot = vm->nregions,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)hva,
+	};
+	int rc;
+
+	if (vm->nregions == VM_MAX_REGIONS)
+		return err_set(err, ENOSPC, "too many guest memory regions");
+	rc = kvm_ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &r, err);
+	if (rc)
+		return rc;
+	vm->regions[vm->nregions++] = (struct mem_region){ gpa, size, hva };
+	return 0;
+}
+
+void *vm_gpa_ptr(struct vm *vm, uint64_t gpa, uint64_t len)
+{
+	for (unsigned i = 0; i < vm->nregions; i++) {
+		const struct mem_region *r = &vm->regions[i];
+
+		if (gpa >= r->gpa && gpa - r->gpa <= r->size && len <= r->size - (gpa - r->gpa))
+			return r->hva + (gpa - r->gpa);
+	}
+	return NULL;
+}
+
+void vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&vm->stop_lock);
+	if (!atomic_load(&vm->stopping)) {
+		vm->exit_status = status;
+		va_start(ap, fmt);
+		vsnprintf(vm->exit_msg, sizeof(vm->exit_msg), fmt, ap);
+		va_end(ap);
+		atomic_store(&vm->stopping, 1);
+	}
+	pthread_mutex_unlock(&vm->stop_lock);
+	for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
+		vcpu_kick(&vm->vcpus[i]);
+}
+
+void vm_request_reset(struct vm *vm, const char *source)
+{
+	/* With panic=-1 a panicking kernel resets at once: tell that apart. */
+	if (vm->panic_msg[0])
+		vm_request_stop(vm, EXIT_GUEST_PANIC, "guest kernel panic: %s", vm->panic_msg);
+	else if (atomic_load(&vm->poweroff_seen))
+		vm_request_stop(vm, EXIT_OK, "guest powered off");
+	else
+		vm_request_stop(vm, EXIT_OK, "guest rebooted (%s)", source);
+}
+
+/*
+ * The main thread waits for SIGINT/SIGTERM while the vCPUs run: they are
+ * blocked in every thread (set before the threads start) and taken here.
+ */
+static void vm_wait(struct vm *vm)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	while (!atomic_load(&vm->stopping)) {
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig > 0)
+			vm_request_stop(vm, EXIT_SIGNAL_BASE + sig, "stopped by %s", strsignal(sig));
+	}
+}
+
+int vm_run(struct vm *vm)
+{
+	struct errbuf err;
+	unsigned started = 0;
+
+	for (; started < vm->ncpus; started++)
+		if (vcpu_start(&vm->vcpus[started], &err)) {
+			vm_request_stop(vm, EXIT_FAILURE_RUN, "%s", err.msg);
+			break;
+		}
+	vm_wait(vm);
+	for (unsigned i = 0; i < started; i++)
+		vcpu_join(&vm->vcpus[i]);
+	return vm->exit_status;
+}
