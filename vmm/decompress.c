@@ -22,7 +22,7 @@ struct outbuf {
 
 static int outbuf_grow(struct outbuf *o, size_t need, struct errbuf *err)
 {
-	size_t cap = o->cap ? o->cap : 1 << 20;
+	size_t cap = o->cap ? o->cap : (o->max < (1 << 20) ? o->max : 1 << 20);
 	uint8_t *p;
 
 	if (need > o->max)
@@ -154,6 +154,11 @@ static int inflate_zstd(const uint8_t *in, size_t len, struct outbuf *o, struct 
 
 	if (!z)
 		return err_set(err, ENOMEM, "zstd initialisation failed");
+	/* The build appends the decompressed size after the frame: not a frame. */
+	ret = ZSTD_findFrameCompressedSize(in, len);
+	if (!ZSTD_isError(ret))
+		ib.size = ret;
+	ret = 1;
 	/* The kernel's zstd payloads use a window of up to 2^27 (ZSTD_WINDOWLOG_MAX_32). */
 	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 31);
 	while (ib.pos < ib.size || ret != 0) {
@@ -190,7 +195,8 @@ static int inflate_lz4(const uint8_t *in, size_t len, struct outbuf *o, struct e
 	size_t pos = 4;
 	int rc;
 
-	while (pos + 4 <= len) {
+	/* The last 4 bytes are the size word mkpiggy appends, not a block. */
+	while (len > pos && len - pos > 4) {
 		uint32_t csize = in[pos] | in[pos + 1] << 8 | in[pos + 2] << 16 | (uint32_t)in[pos + 3] << 24;
 		int n;
 

@@ -181,5 +181,14 @@ int vm_run(struct vm *vm)
 	vm_wait(vm);
 	for (unsigned i = 0; i < started; i++)
 		vcpu_join(&vm->vcpus[i]);
+	if (log_get_level() >= LOG_DEBUG)
+		for (unsigned i = 0; i < vm->ncpus; i++) {
+			struct kvm_mp_state mp = { 0 };
+			char regs[256];
+
+			kvm_ioctl(vm->vcpus[i].fd, KVM_GET_MP_STATE, &mp, NULL);
+			arch_vcpu_describe(&vm->vcpus[i], regs, sizeof(regs));
+			log_debug("vCPU %u at stop: mp_state %u, %s", i, mp.mp_state, regs);
+		}
 	return vm->exit_status;
 }

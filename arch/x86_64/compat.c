@@ -67,9 +67,25 @@ const char *arch_compat_cmdline(void)
 	       "initcall_blacklist=ftrace_check_for_weak_functions";
 }
 
-/* HOST-KVM §2/§3: cmpxchg16b is not emulated; the one CPUID bit honoured is CX16. */
-void compat_cpuid_leaf1(struct vm *vm, uint32_t *ecx)
+#define CPUID_1_ECX_CX16          (1u << 13)
+#define KVM_CPUID_FEATURES_LEAF   0x40000001
+#define KVM_FEATURE_PV_SEND_IPI_BIT 11
+
+void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e)
 {
-	if (vm->cfg.compat)
-		*ecx &= ~(1u << 13);
+	if (!vm->cfg.compat)
+		return;
+	/* HOST-KVM §2/§3: cmpxchg16b is not emulated; CX16 is one bit the host honours. */
+	if (e->function == 1)
+		e->ecx &= ~CPUID_1_ECX_CX16;
+	/*
+	 * With 2+ vCPUs the guest sends IPIs through the KVM_HC_SEND_IPI
+	 * hypercall, which never completes here (an AP hung in
+	 * kvm_hypercall4 while the BSP spun on the lock it held): hide the
+	 * feature so the guest writes the APIC ICR instead.
+	 */
+	if (e->function == KVM_CPUID_FEATURES_LEAF) {
+		log_debug("KVM CPUID features 0x%x", e->eax);
+		e->eax &= ~(1u << KVM_FEATURE_PV_SEND_IPI_BIT);
+	}
 }

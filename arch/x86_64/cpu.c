@@ -53,7 +53,6 @@ static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
 		case 1:
 			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->id << 24);
 			e->ecx |= CPUID_1_ECX_HYPERVISOR;
-			compat_cpuid_leaf1(vm, &e->ecx);
 			break;
 		case 0xb:
 		case 0x1f:
@@ -62,6 +61,7 @@ static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
 		default:
 			break;
 		}
+		compat_cpuid_adjust(vm, e);
 	}
 	rc = kvm_ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid, err);
 out:

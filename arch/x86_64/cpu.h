@@ -9,8 +9,8 @@
 struct vm;
 struct vcpu;
 
-/* compat.c: CPUID leaf 1 ECX adjustments for the compatibility layer. */
-void compat_cpuid_leaf1(struct vm *vm, uint32_t *ecx);
+/* compat.c: CPUID adjustments of the compatibility layer. */
+void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e);
 
 /*
  * pagewalk.c: guest-virtual to guest-physical through the guest's own page
