@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A few lines of runtime for the test guest's programs, built with
+ * -nostdlib: every syscall costs milliseconds in the test guest (its kernel
+ * code is emulated), and libc's start-up alone makes a dozen of them, which
+ * would also pollute the syscall counts that the traces are checked against.
+ * The test guest is x86_64 only for now; another guest arch adds its own
+ * rt_syscall and _start here.
+ */
+#ifndef GUEST_PROGS_RT_H
+#define GUEST_PROGS_RT_H
+
+#include <asm/unistd.h>
+
+static inline long rt_syscall(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define RT_STR(x) #x
+#define RT_XSTR(x) RT_STR(x)
+
+/* The kernel enters with argc at (%rsp); the ABI wants %rsp 16-aligned at calls. */
+__asm__(".text\n"
+	".global _start\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %rsp, %rdi\n"
+	"	and $-16, %rsp\n"
+	"	call rt_main\n"
+	"	mov %eax, %edi\n"
+	"	mov $" RT_XSTR(__NR_exit) ", %eax\n"
+	"	syscall\n"
+	"	hlt\n");
+
+static inline void rt_write(int fd, const char *s, unsigned long len)
+{
+	while (len) {
+		long n = rt_syscall(__NR_write, fd, (long)s, (long)len);
+
+		if (n <= 0)
+			return;
+		s += n;
+		len -= n;
+	}
+}
+
+static inline unsigned long rt_strlen(const char *s)
+{
+	unsigned long n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Appends the decimal form of v at p, returns the end. */
+static inline char *rt_utoa(char *p, unsigned long v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static inline char *rt_puts(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+/* Parses a decimal number; returns -1 on anything else. */
+static inline long rt_atol(const char *s)
+{
+	long v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (1L << 50))
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+#endif
