@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmmtrace: one non-recursive Makefile. `make`, `make check`, `make SAN=address,undefined`,
 # `make WERROR=0` to build without -Werror.
+.DEFAULT_GOAL := all
 HOSTARCH ?= x86_64
 O        ?= build
 CC       ?= cc
@@ -25,6 +26,9 @@ ARCH_HOST_SRC := $(filter-out $(ARCH_PURE_SRC),$(sort $(wildcard arch/$(HOSTARCH
 VMM_SRC       := $(filter-out vmm/main.c,$(sort $(wildcard vmm/*.c)))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
 LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
+# The guest stub is freestanding code that runs inside the guest; its rules
+# live next to it and add its embedded image to LIB_OBJ.
+include guest-stub/$(HOSTARCH)/stub.mk
 LIB           := $(O)/libvmmtrace.a
 BIN           := $(O)/vmmtrace
 
@@ -50,12 +54,13 @@ $(O)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-# The guest stub is freestanding code that runs inside the guest; its rules
-# live next to it.
--include guest-stub/$(HOSTARCH)/stub.mk
 guest-stub::
 
-check: all
+# Packages and cached guests first (scripts/prepare-tests.sh): the build
+# itself needs the packages on a machine where scripts/setup.sh never ran.
+check:
+	scripts/prepare-tests.sh
+	$(MAKE) all
 	tests/run-all.sh
 
 unit: $(UNIT_BIN)

@@ -41,4 +41,20 @@ int arch_vcpu_exit(struct vcpu *vcpu);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
 
+/* Tracing support. */
+struct slot_ops;
+/* The slot encodings of the host arch's guests. */
+const struct slot_ops *arch_slot_ops(void);
+/*
+ * Execution breakpoints (up to 4 guest-virtual addresses; n = 0 clears
+ * them), through KVM's guest debugging. Call from the vCPU's own thread
+ * or before it runs.
+ */
+int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n,
+			      struct errbuf *err);
+/* At a function's first instruction: the stack pointer and the return address. */
+int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
+/* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
+int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
+
 #endif

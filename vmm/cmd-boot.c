@@ -17,6 +17,7 @@
 #include "vmm/image.h"
 #include "vmm/log.h"
 #include "vmm/serial.h"
+#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -24,6 +25,8 @@
 #define BOOT_MAX_MEM       (64ULL << 30)
 #define BOOT_MAX_INITRD    (1ULL << 30)
 #define BOOT_CMDLINE_MAX   4096
+#define BOOT_MAX_GLOBS     64
+#define BOOT_DEFAULT_BUFFER (256ULL << 10)
 
 struct boot_opts {
 	const char *kernel;
@@ -34,6 +37,11 @@ struct boot_opts {
 	uint64_t mem;
 	enum compat_mode compat;
 	int verbose;
+	/* Tracing (active when at least one --trace is given). */
+	const char *trace[BOOT_MAX_GLOBS];
+	const char *notrace[BOOT_MAX_GLOBS];
+	struct tracer_config tcfg;
+	const char *console;
 };
 
 static const char boot_usage[] =
@@ -45,7 +53,16 @@ static const char boot_usage[] =
 	"  --cpus N              number of vCPUs, 1 to 8 (default 1)\n"
 	"  --mem SIZE            guest memory, e.g. 512M or 2G; a plain number is MiB (default 512M)\n"
 	"  --compat auto|on|off  host-compatibility layer for software-assisted KVM (default auto)\n"
-	"  -v, --verbose         more detail on stderr (repeat for debug)\n";
+	"  -v, --verbose         more detail on stderr (repeat for debug)\n"
+	"tracing (docs/TRACING.md):\n"
+	"  --trace GLOB          trace the functions matching GLOB (ftrace glob syntax; repeatable)\n"
+	"  --notrace GLOB        but not these (repeatable)\n"
+	"  -o, --output FILE     write the trace to FILE (default: stdout)\n"
+	"  --buffer-size SIZE    ring size per vCPU, e.g. 256K (default 256K)\n"
+	"  --mode lossless|overwrite  lossless (default) never loses an event; overwrite never exits\n"
+	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
+	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
+	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n";
 
 static int boot_fail(const char *fmt, const char *arg)
 {
@@ -80,6 +97,17 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static int boot_add_glob(struct boot_opts *o, int include, const char *glob)
+{
+	unsigned *n = include ? &o->tcfg.n_include : &o->tcfg.n_exclude;
+	const char **list = include ? o->trace : o->notrace;
+
+	if (*n == BOOT_MAX_GLOBS)
+		return -E2BIG;
+	list[(*n)++] = glob;
+	return 0;
+}
+
 static int boot_parse(int argc, char **argv, struct boot_opts *o)
 {
 	static const struct option longopts[] = {
@@ -90,6 +118,14 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "compat", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "notrace", required_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "stop-at", required_argument, NULL, 's' },
+		{ "system-map", required_argument, NULL, 'S' },
+		{ "console", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -97,10 +133,36 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 	int c;
 
 	*o = (struct boot_opts){ .ncpus = 1, .mem = BOOT_DEFAULT_MEM, .compat = COMPAT_AUTO };
+	o->tcfg.include = o->trace;
+	o->tcfg.exclude = o->notrace;
+	o->tcfg.buffer_size = BOOT_DEFAULT_BUFFER;
+	o->tcfg.mode = TRACE_LOSSLESS;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vho:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 't':
+		case 'N':
+			if (boot_add_glob(o, c == 't', optarg))
+				return boot_fail("too many --trace/--notrace patterns (at most 64 each): '%s'", optarg);
+			break;
+		case 'o': o->tcfg.output = optarg; break;
+		case 'O': o->console = optarg; break;
+		case 's': o->tcfg.stop_at = optarg; break;
+		case 'S': o->tcfg.system_map = optarg; break;
+		case 'b':
+			if (parse_size(optarg, &o->tcfg.buffer_size) || o->tcfg.buffer_size < 4096 ||
+			    o->tcfg.buffer_size > (256ULL << 20))
+				return boot_fail("--buffer-size '%s' is not a size from 4K to 256M", optarg);
+			break;
+		case 'M':
+			if (!strcmp(optarg, "lossless"))
+				o->tcfg.mode = TRACE_LOSSLESS;
+			else if (!strcmp(optarg, "overwrite"))
+				o->tcfg.mode = TRACE_OVERWRITE;
+			else
+				return boot_fail("--mode must be lossless or overwrite, not '%s'", optarg);
+			break;
 		case 'i': o->initrd = optarg; break;
 		case 'C': o->cmdline_replace = optarg; break;
 		case 'c':
@@ -137,6 +199,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
+	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.stop_at || o->tcfg.output))
+		return boot_fail("%s", "--notrace, --stop-at and -o need at least one --trace");
 	return 0;
 }
 
@@ -199,6 +263,41 @@ static void boot_block_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Where the guest console goes: stdout, or stderr when the trace takes stdout. */
+static int boot_console_fd(const struct boot_opts *o)
+{
+	if (o->console)
+		return open(o->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return o->tcfg.n_include && !o->tcfg.output ? 2 : 1;
+}
+
+static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct kernel_image *img,
+			    struct tracer **t)
+{
+	struct errbuf err = { "" };
+	int rc;
+
+	*t = NULL;
+	if (!o->tcfg.n_include)
+		return 0;
+	rc = tracer_create(t, vm, img, &o->tcfg, &err);
+	if (rc) {
+		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
+		return rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+static void boot_report(const struct boot_opts *o, struct vm *vm, int status)
+{
+	if (status != EXIT_OK)
+		fprintf(stderr, "vmmtrace: %s\n", vm->exit_msg);
+	else if (vm->tracer || o->verbose)
+		fprintf(stderr, "vmmtrace: %s\n", vm->exit_msg);
+	if (o->verbose && vm->cfg.compat)
+		compat_report(&vm->compat, stderr);
+}
+
 static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 		    const uint8_t *initrd, size_t initrd_size)
 {
@@ -206,12 +305,17 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 	struct vm_config cfg = {
 		.kernel_path = o->kernel, .initrd_path = o->initrd, .cmdline = cmdline,
 		.ncpus = o->ncpus, .mem_size = o->mem, .compat = compat_resolve(o->compat),
-		.console_in_fd = 0, .console_out_fd = 1,
+		.console_in_fd = 0, .console_out_fd = boot_console_fd(o),
 	};
 	struct errbuf err = { "" };
+	struct tracer *tracer = NULL;
 	struct vm vm;
 	int status;
 
+	if (cfg.console_out_fd < 0) {
+		fprintf(stderr, "vmmtrace boot: cannot open --console '%s': %s\n", o->console, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
 	boot_compose_cmdline(o, cfg.compat, cmdline, sizeof(cmdline));
 	log_info("compat layer %s; command line: %s", cfg.compat ? "on" : "off", cmdline);
 	if (vcpu_init_signals(&err) || vm_create(&vm, &cfg, &err)) {
@@ -223,22 +327,26 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 		vm_destroy(&vm);
 		return EXIT_BAD_INPUT;
 	}
-	if (vm_create_vcpus(&vm, &err)) {
+	if ((status = boot_trace_setup(o, &vm, img, &tracer)))
+		goto out;
+	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
 		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		vm_destroy(&vm);
-		return EXIT_FAILURE_RUN;
+		status = EXIT_FAILURE_RUN;
+		goto out;
 	}
 	console_input_start(&vm);
 	status = vm_run(&vm);
 	console_input_stop();
 	serial_flush(vm.serial);
-	if (status != EXIT_OK)
-		fprintf(stderr, "vmmtrace: %s\n", vm.exit_msg);
-	else
-		log_info("%s", vm.exit_msg);
-	if (o->verbose && cfg.compat)
-		compat_report(&vm.compat, stderr);
+	boot_report(o, &vm, status);
+	if (tracer && tracer_finish(tracer, &err)) {
+		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
+		if (status == EXIT_OK)
+			status = EXIT_FAILURE_RUN;
+	}
+out:
 	vm_destroy(&vm);
+	tracer_destroy(tracer);
 	return status;
 }
 

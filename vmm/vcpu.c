@@ -146,6 +146,9 @@ static void *vcpu_thread(void *arg)
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!atomic_load(&vm->stopping)) {
+		vm_pause_point(vm);
+		if (atomic_load(&vm->stopping))
+			break;
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
@@ -157,6 +160,7 @@ static void *vcpu_thread(void *arg)
 		}
 		vcpu_dispatch_exit(vcpu);
 	}
+	vm_vcpu_exited(vm);
 	return NULL;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@ int vm_create(struct vm *vm, const struct vm_config *cfg, struct errbuf *err)
 	vm->cfg = *cfg;
 	vm->kvm_fd = vm->vm_fd = -1;
 	pthread_mutex_init(&vm->stop_lock, NULL);
+	pthread_mutex_init(&vm->pause_lock, NULL);
+	pthread_cond_init(&vm->pause_cond, NULL);
+	pthread_mutex_init(&vm->pauser_lock, NULL);
 	rc = kvm_open(&vm->kvm_fd, err);
 	if (rc)
 		return rc;
@@ -168,14 +172,91 @@ static void vm_wait(struct vm *vm)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t vm_pause(struct vm *vm, struct vcpu *self)
+{
+	uint64_t start = now_ns();
+	unsigned others;
+
+	/*
+	 * A vCPU that pauses the others must keep honouring other pausers
+	 * while it waits its turn, or the two would wait for each other.
+	 */
+	if (self) {
+		while (pthread_mutex_trylock(&vm->pauser_lock)) {
+			vm_pause_point(vm);
+			sched_yield();
+		}
+	} else {
+		pthread_mutex_lock(&vm->pauser_lock);
+	}
+	pthread_mutex_lock(&vm->pause_lock);
+	vm->pause_req = 1;
+	pthread_mutex_unlock(&vm->pause_lock);
+	for (unsigned i = 0; i < vm->ncpus; i++)
+		if (&vm->vcpus[i] != self)
+			vcpu_kick(&vm->vcpus[i]);
+	pthread_mutex_lock(&vm->pause_lock);
+	for (;;) {
+		others = vm->live_vcpus - (self ? 1 : 0);
+		if (vm->paused >= others)
+			break;
+		pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
+	}
+	pthread_mutex_unlock(&vm->pause_lock);
+	return now_ns() - start;
+}
+
+void vm_resume(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause_lock);
+	vm->pause_req = 0;
+	pthread_cond_broadcast(&vm->pause_cond);
+	pthread_mutex_unlock(&vm->pause_lock);
+	pthread_mutex_unlock(&vm->pauser_lock);
+}
+
+void vm_pause_point(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause_lock);
+	if (vm->pause_req) {
+		vm->paused++;
+		pthread_cond_broadcast(&vm->pause_cond);
+		while (vm->pause_req)
+			pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
+		vm->paused--;
+	}
+	pthread_mutex_unlock(&vm->pause_lock);
+}
+
+/* A vCPU thread leaves its loop: a pauser must not wait for it any more. */
+void vm_vcpu_exited(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause_lock);
+	vm->live_vcpus--;
+	pthread_cond_broadcast(&vm->pause_cond);
+	pthread_mutex_unlock(&vm->pause_lock);
+}
+
 int vm_run(struct vm *vm)
 {
 	struct errbuf err;
 	unsigned started = 0;
 
+	vm->live_vcpus = vm->ncpus;
 	for (; started < vm->ncpus; started++)
 		if (vcpu_start(&vm->vcpus[started], &err)) {
 			vm_request_stop(vm, EXIT_FAILURE_RUN, "%s", err.msg);
+			pthread_mutex_lock(&vm->pause_lock);
+			vm->live_vcpus = started;
+			pthread_mutex_unlock(&vm->pause_lock);
 			break;
 		}
 	vm_wait(vm);

@@ -62,6 +62,17 @@ struct vm {
 	atomic_int stopping;
 	int exit_status;
 	char exit_msg[512];
+	/* Stop-the-world: see vm_pause(). */
+	pthread_mutex_t pause_lock;
+	pthread_cond_t pause_cond;
+	pthread_mutex_t pauser_lock;	/* one pauser at a time */
+	int pause_req;
+	unsigned paused;
+	unsigned live_vcpus;		/* vCPU threads still in their loop */
+
+	/* Hooks of the tracer (NULL when not tracing). */
+	struct tracer *tracer;
+
 	/* Set by the console watcher when the guest printed a panic. */
 	char panic_msg[256];
 	atomic_int poweroff_seen;
@@ -88,6 +99,17 @@ int vm_run(struct vm *vm);
  */
 void vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Stop-the-world: on return no vCPU other than `self` (NULL from a non-vCPU
+ * thread) is inside KVM_RUN or handling an exit, until vm_resume().
+ * Returns the time it took in ns.
+ */
+uint64_t vm_pause(struct vm *vm, struct vcpu *self);
+void vm_resume(struct vm *vm);
+/* Called by each vCPU thread between exits. */
+void vm_pause_point(struct vm *vm);
+void vm_vcpu_exited(struct vm *vm);
+
 /* A guest-initiated reset: reboot, or the end of a panic with panic=-1. */
 void vm_request_reset(struct vm *vm, const char *source);
 

@@ -8,6 +8,7 @@
 #include "arch/x86_64/compat-insn.h"
 #include "vmm/cmd.h"
 #include "vmm/kvm.h"
+#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -56,6 +57,9 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 	case KVM_EXIT_INTERNAL_ERROR:
 		exit_internal_error(vcpu);
 		return atomic_load(&vcpu->vm->stopping) ? -EIO : 0;
+	case KVM_EXIT_DEBUG:
+		tracer_breakpoint(vcpu, vcpu->run->debug.arch.pc);
+		return 0;
 	case KVM_EXIT_HLT:
 		return 0;	/* only without an in-kernel LAPIC; it waits in KVM otherwise */
 	default:

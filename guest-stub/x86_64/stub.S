@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmmtrace's x86_64 guest stub. A traced function's entry slot is
+ * `call vt_stub_entry`; the stub appends one record to its CPU's ring and
+ * returns into the function with every register and flag as they were.
+ *
+ * Runs in every guest context that can reach a slot (task, softirq, hardirq,
+ * NMI; from the first call of start_kernel on), so it:
+ *  - touches only the stack it is called on and the rings (no calls);
+ *  - keeps interrupts off from reservation to commit, so on one CPU only an
+ *    NMI can nest inside a half-written record;
+ *  - reserves with lock cmpxchg (several CPUs may share ring 0 when the CPU
+ *    number is unknown) and publishes with a final store of the commit
+ *    marker (x86 stores are seen in order);
+ *  - uses only instructions the software-assisted host emulates at CPL0
+ *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
+ * About 45 instructions per event (docs/TRACING.md counts them).
+ */
+#include "proto/trace.h"
+
+	.text
+	.code64
+	.globl	vt_stub_image
+vt_stub_image:
+cfg:
+	.fill	VT_CFG_SIZE, 1, 0
+
+	.globl	vt_stub_entry
+vt_stub_entry:
+	pushfq
+	cli
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	/* 0 r8, 8 rdi, 16 rsi, 24 rdx, 32 rcx, 40 rax, 48 rflags, 56 ret, 64 parent */
+
+	/* CPU number from the guest's per-CPU data, when the host found it. */
+	xorl	%edi, %edi
+	movq	cfg+VT_CFG_CPU_OFF(%rip), %rcx
+	cmpq	$-1, %rcx
+	je	1f
+	movl	%gs:(%rcx), %edi
+1:	movl	%edi, %esi
+	cmpl	cfg+VT_CFG_NRINGS(%rip), %esi
+	jb	2f
+	xorl	%esi, %esi			/* unknown CPU: the shared ring 0 */
+2:	movq	%rsi, %r8
+	shlq	$VT_HDR_SHIFT, %r8
+	addq	cfg+VT_CFG_RING_HDRS(%rip), %r8	/* r8: ring header */
+	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rsi
+	addq	cfg+VT_CFG_RING_RECS(%rip), %rsi	/* rsi: ring records */
+
+.Lretry:
+	movq	VT_HDR_HEAD(%r8), %rax
+	movq	%rax, %rcx
+	subq	VT_HDR_TAIL(%r8), %rcx
+	cmpq	cfg+VT_CFG_LIMIT(%rip), %rcx
+	jae	.Lfull
+	leaq	1(%rax), %rdx
+	lock cmpxchgq %rdx, VT_HDR_HEAD(%r8)
+	jne	.Lretry
+
+	/* rax: index, rdx: index + 1 = the commit marker */
+	movq	%rax, %rcx
+	andq	cfg+VT_CFG_RING_MASK(%rip), %rcx
+	shlq	$VT_REC_SHIFT, %rcx
+	addq	%rsi, %rcx			/* rcx: the record */
+	movl	$0, VT_REC_COMMIT(%rcx)		/* overwrite mode: torn until committed */
+	movq	%rdx, %rsi
+	rdtsc					/* after the reservation: see trace-merge.c */
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, VT_REC_TSC(%rcx)
+	movq	56(%rsp), %rax
+	subq	$5, %rax			/* the slot: call rel32 is 5 bytes */
+	movq	%rax, VT_REC_FUNC(%rcx)
+	movq	64(%rsp), %rax
+	movq	%rax, VT_REC_PARENT(%rcx)
+	movl	48(%rsp), %eax			/* flags at entry: IF clear = irqs off */
+	notl	%eax
+	shrl	$9, %eax
+	andl	$VT_REC_FLAG_IRQS_OFF, %eax
+	shll	$16, %eax
+	movw	%di, %ax
+	movl	%eax, VT_REC_CPU_FLAGS(%rcx)
+	movl	%esi, VT_REC_COMMIT(%rcx)	/* publish */
+.Ldone:
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popfq
+	ret
+
+	/*
+	 * Lossless ring full: ring the doorbell once; the host drains the
+	 * ring before this vCPU runs again. Still full afterwards means the
+	 * oldest record is one this CPU's interrupted context is writing
+	 * (an NMI nested in the stub): drop the event and count it.
+	 */
+.Lfull:
+	btsq	$63, %rdi
+	jc	.Ldrop
+	movq	%r8, %rax
+	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
+	shrq	$VT_HDR_SHIFT, %rax
+	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
+	outl	%eax, %dx
+	jmp	.Lretry
+.Ldrop:
+	lock incq VT_HDR_DROPPED(%r8)
+	jmp	.Ldone
+
+	.globl	vt_stub_end
+vt_stub_end:

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# The x86_64 guest stub: assembled freestanding, flattened to a binary image
+# (its config block at offset 0, the entry after it) and embedded in vmmtrace.
+STUB_DIR := $(O)/guest-stub/x86_64
+STUB_OBJ := $(STUB_DIR)/stub.o
+STUB_BIN := $(STUB_DIR)/stub.bin
+STUB_EMB := $(STUB_DIR)/stub-embed.o
+
+$(STUB_OBJ): guest-stub/x86_64/stub.S proto/trace.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
+
+$(STUB_BIN): $(STUB_OBJ)
+	objcopy -O binary -j .text $< $@
+
+# The host side sees the image as vt_stub_blob[] .. vt_stub_blob_end.
+$(STUB_EMB): $(STUB_BIN) guest-stub/x86_64/embed.S
+	$(CC) -c -DSTUB_BIN='"$(STUB_BIN)"' -o $@ guest-stub/x86_64/embed.S
+
+LIB_OBJ += $(STUB_EMB)
+guest-stub:: $(STUB_BIN)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host's reader of one guest ring (proto/trace.h). The guest is
+ * untrusted: the geometry is the host's own copy, every index is masked,
+ * every record is checked against its commit marker before and after it is
+ * copied, and a header that goes backwards marks the ring broken.
+ */
+#ifndef VMM_RING_H
+#define VMM_RING_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/trace.h"
+
+struct ring_event {
+	uint64_t tsc;
+	uint64_t func;
+	uint64_t parent;
+	uint64_t seq;		/* index in its ring */
+	uint16_t cpu;
+	uint16_t flags;
+	uint32_t ring;
+};
+
+/* Receives each event in ring order; returns 0 (or -errno to stop the drain). */
+typedef int ring_sink_fn(void *opaque, const struct ring_event *ev);
+
+struct ring_view {
+	struct vt_ring_hdr *hdr;	/* in guest-shared memory */
+	struct vt_record *recs;		/* nrecords records, in guest-shared memory */
+	uint64_t nrecords;		/* power of two */
+	uint32_t index;
+	int lossless;
+	pthread_mutex_t lock;		/* consumer thread vs doorbell */
+
+	/* Host-owned state. */
+	uint64_t pos;			/* next index to consume */
+	uint64_t head_seen;
+	uint64_t consumed;
+	uint64_t lost;			/* overwritten before read, or torn at the end */
+	uint64_t stub_dropped;		/* the stub's own count (validated) */
+	uint64_t rejected;		/* header or record values rejected */
+	int broken;
+};
+
+void ring_view_init(struct ring_view *r, uint32_t index, struct vt_ring_hdr *hdr,
+		    struct vt_record *recs, uint64_t nrecords, int lossless);
+void ring_view_destroy(struct ring_view *r);
+/*
+ * Consumes the committed records, oldest first, up to the first one still
+ * being written (*in_flight is then set). With `final` (the guest no longer
+ * runs), records never committed count as lost. Returns how many events
+ * reached the sink, or -errno from the sink. Call with r->lock held.
+ */
+long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final, int *in_flight);
+
+#endif
