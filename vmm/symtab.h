@@ -85,7 +85,7 @@ struct symtab_diff {
 /*
  * Compares got (e.g. recovered kallsyms) with ref (e.g. System.map). Per-cpu
  * symbols that kallsyms types 'A' count as agreeing when ref puts them
- * between __per_cpu_start and __per_cpu_end. Both must be finished.
+ * within [__per_cpu_start, __per_cpu_end]. Both must be finished.
  */
 int symtab_compare(const struct symtab *ref, const struct symtab *got, struct symtab_diff *diff);
 static inline size_t symtab_diff_disagreements(const struct symtab_diff *d)

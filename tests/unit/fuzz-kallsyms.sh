@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds the kallsyms/System.map fuzz target (libFuzzer, ASan, UBSan) and
+# runs it for FUZZ_SECONDS (default 20). The corpus is kept in build/fuzz so
+# that runs build on each other; docs/SYMBOLS.md gives the long-run command.
+. "$(dirname "$0")/../lib.sh"
+seconds=${FUZZ_SECONDS:-20}
+dir=$TOP/build/fuzz
+if ! command -v clang >/dev/null; then
+	echo "SKIP: $(basename "$0"): clang (libFuzzer) is not installed"
+	exit 77
+fi
+mkdir -p "$dir/corpus-kallsyms" "$TMPD/seeds"
+cd "$TOP" || exit 1
+check "fuzz target builds" clang -g -O1 -std=c11 -D_GNU_SOURCE -I. \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	tests/fuzz/fuzz-kallsyms.c vmm/kallsyms.c vmm/kallsyms-layout.c vmm/symtab.c \
+	vmm/sysmap.c vmm/elf.c vmm/error.c -o "$dir/fuzz-kallsyms"
+check "seed writer builds" cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. \
+	tests/fuzz/kallsyms-seeds.c -o "$dir/kallsyms-seeds"
+check "seeds written" "$dir/kallsyms-seeds" "$TMPD/seeds"
+[ "$T_FAILS" = 0 ] || finish
+"$dir/fuzz-kallsyms" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	-artifact_prefix="$dir/" "$dir/corpus-kallsyms" "$TMPD/seeds" >"$TMPD/log" 2>&1
+rc=$?
+echo "INFO: $(grep -E '^Done [0-9]+ runs' "$TMPD/log")"
+check "$seconds s of fuzzing: no crash, leak, hang or undefined behaviour" [ $rc = 0 ]
+[ $rc = 0 ] || tail -n 30 "$TMPD/log"
+finish

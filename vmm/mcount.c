@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slots from __mcount_loc. A slot belongs to a function when it sits at the
+ * function's first byte (after an ENDBR64 on IBT kernels): that is the test
+ * ftrace itself applies (FTRACE_MCOUNT_MAX_OFFSET) to tell live functions
+ * from the bodies of __weak functions that the linker kept but that a strong
+ * definition overrode. Those bodies still have a slot but no symbol; they are
+ * counted and listed, never silently dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/mcount.h"
+
+#define MCOUNT_MAX_SLOTS (1u << 24)
+/*
+ * x86_64 only, until arch/slot.h and arch/x86_64/layout.h take over: the
+ * stub lives in the unused hole below the kernel image (docs/DESIGN.md §3).
+ */
+#define MCOUNT_X86_STUB_LO 0xffffffff00000000ULL
+#define MCOUNT_X86_STUB_HI 0xffffffff80000000ULL
+#define X86_CALL_LEN 5
+
+static const uint8_t x86_nop5[X86_CALL_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+const char *mcount_state_name(enum mcount_state state)
+{
+	static const char *const names[] = {
+		[MCOUNT_FENTRY] = "fentry", [MCOUNT_NOP] = "nop",
+		[MCOUNT_STUB] = "stub", [MCOUNT_UNKNOWN] = "unknown",
+	};
+
+	return state < MCOUNT_NSTATES ? names[state] : "unknown";
+}
+
+enum mcount_state mcount_classify_x86(const uint8_t *b, size_t len, uint64_t slot,
+				      uint64_t fentry, uint64_t stub_lo, uint64_t stub_hi)
+{
+	int32_t rel;
+	uint64_t target;
+
+	if (len < X86_CALL_LEN)
+		return MCOUNT_UNKNOWN;
+	if (!memcmp(b, x86_nop5, X86_CALL_LEN))
+		return MCOUNT_NOP;
+	if (b[0] != 0xe8)
+		return MCOUNT_UNKNOWN;
+	memcpy(&rel, b + 1, 4);
+	target = slot + X86_CALL_LEN + (int64_t)rel;
+	if (fentry && target == fentry)
+		return MCOUNT_FENTRY;
+	if (target >= stub_lo && target < stub_hi)
+		return MCOUNT_STUB;
+	return MCOUNT_UNKNOWN;
+}
+
+/* How far past a function's first byte its slot may sit (x86_64 IBT: ENDBR64). */
+static uint64_t entry_skip(const struct elf_image *elf, uint64_t func)
+{
+	const uint8_t *p = elf_vaddr_ptr(elf, func, sizeof(x86_endbr64));
+
+	return p && !memcmp(p, x86_endbr64, sizeof(x86_endbr64)) ? sizeof(x86_endbr64) : 0;
+}
+
+/* The function whose entry slot is at addr, or NULL; *near gets the covering symbol. */
+static const struct symbol *slot_function(const struct elf_image *elf, const struct symtab *tab,
+					  uint64_t addr, const struct symbol **near)
+{
+	uint64_t off;
+	const struct symbol *s = symtab_find_addr(tab, addr, &off), *end;
+
+	*near = s;
+	if (!s)
+		return NULL;
+	/* Among aliases prefer a text symbol: kallsyms may list data ones too. */
+	end = tab->syms + tab->count;
+	for (const struct symbol *a = s; a < end && a->addr == s->addr; a++) {
+		if (symtab_is_text(a->type)) {
+			*near = a;
+			return off <= entry_skip(elf, a->addr) ? a : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void init_text_range(const struct elf_image *elf, const struct symtab *tab,
+			    uint64_t *lo, uint64_t *hi)
+{
+	const Elf64_Shdr *sh = elf_section(elf, ".init.text");
+	const struct symbol *a = symtab_find_name(tab, "_sinittext");
+	const struct symbol *b = symtab_find_name(tab, "_einittext");
+
+	*lo = sh ? sh->sh_addr : a && b ? a->addr : 1;
+	*hi = sh ? sh->sh_addr + sh->sh_size : a && b ? b->addr : 0;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct mcount_slot *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void slot_fill(const struct elf_image *elf, const struct symtab *tab,
+		      struct mcount_table *mt, struct mcount_slot *s)
+{
+	const uint8_t *p = elf_vaddr_ptr(elf, s->addr, X86_CALL_LEN);
+
+	s->func = slot_function(elf, tab, s->addr, &s->near);
+	if (p) {
+		memcpy(s->bytes, p, X86_CALL_LEN);
+		s->len = X86_CALL_LEN;
+	}
+	s->state = (uint8_t)mcount_classify_x86(s->bytes, s->len, s->addr, mt->fentry,
+						MCOUNT_X86_STUB_LO, MCOUNT_X86_STUB_HI);
+}
+
+static int mcount_table_locate(const struct elf_image *elf, const struct symtab *tab,
+			       const uint8_t **table, size_t *n, struct mcount_table *mt,
+			       struct errbuf *err)
+{
+	const struct symbol *start = symtab_find_name(tab, "__start_mcount_loc");
+	const struct symbol *stop = symtab_find_name(tab, "__stop_mcount_loc");
+	const struct symbol *fentry = symtab_find_name(tab, "__fentry__");
+
+	if (!start || !stop)
+		return err_set(err, ENOENT, "no __start_mcount_loc/__stop_mcount_loc symbols (kernel built without CONFIG_DYNAMIC_FTRACE, or its symbols lack data symbols: CONFIG_KALLSYMS_ALL)");
+	if (stop->addr < start->addr || (stop->addr - start->addr) % 8 ||
+	    (stop->addr - start->addr) / 8 > MCOUNT_MAX_SLOTS)
+		return err_set(err, EINVAL, "__mcount_loc bounds %#llx..%#llx make no sense",
+			       (unsigned long long)start->addr, (unsigned long long)stop->addr);
+	*n = (size_t)(stop->addr - start->addr) / 8;
+	*table = elf_vaddr_ptr(elf, start->addr, *n * 8);
+	if (!*table && *n)
+		return err_set(err, EINVAL, "__mcount_loc (%#llx, %zu entries) is not in the image file",
+			       (unsigned long long)start->addr, *n);
+	mt->fentry = fentry ? fentry->addr : 0;
+	mt->table_va = start->addr;
+	return 0;
+}
+
+int mcount_read(const struct elf_image *elf, const struct symtab *tab,
+		struct mcount_table *mt, struct errbuf *err)
+{
+	const uint8_t *table;
+	uint64_t init_lo, init_hi;
+	size_t n = 0;
+	int sorted = 1, rc;
+
+	memset(mt, 0, sizeof(*mt));
+	rc = mcount_table_locate(elf, tab, &table, &n, mt, err);
+	if (rc)
+		return rc;
+	mt->slots = calloc(n ? n : 1, sizeof(*mt->slots));
+	if (!mt->slots)
+		return err_set(err, ENOMEM, "out of memory for %zu slots", n);
+	init_text_range(elf, tab, &init_lo, &init_hi);
+	for (size_t i = 0; i < n; i++) {
+		struct mcount_slot *s = &mt->slots[mt->count];
+
+		memcpy(&s->addr, table + 8 * i, 8);
+		if (!s->addr) {
+			mt->zero++;	/* ftrace_process_locs() skips these too */
+			continue;
+		}
+		slot_fill(elf, tab, mt, s);
+		s->init = s->addr >= init_lo && s->addr < init_hi;
+		sorted &= !mt->count || s[-1].addr <= s->addr;
+		mt->count++;
+	}
+	if (!sorted)
+		qsort(mt->slots, mt->count, sizeof(*mt->slots), cmp_slot);
+	for (size_t i = 0; i < mt->count; i++) {
+		mt->states[mt->slots[i].state]++;
+		mt->no_symbol += !mt->slots[i].func;
+		mt->init += mt->slots[i].init;
+	}
+	return 0;
+}
+
+void mcount_destroy(struct mcount_table *mt)
+{
+	free(mt->slots);
+	memset(mt, 0, sizeof(*mt));
+}
