@@ -17,7 +17,7 @@ CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
-LIBS   := -lz -llzma -lbz2 -lzstd -llz4 -lurcu -lfdt -pthread
+LIBS   := -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread
 
 # Pure per-arch encoders are built for every arch (vmmtrace encode --arch);
 # everything else under arch/ only for the host arch.

@@ -56,5 +56,7 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
 /* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
+/* The guest's timestamp counter now (the zero of trace timestamps). */
+int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
 
 #endif

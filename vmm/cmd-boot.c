@@ -14,6 +14,7 @@
 #include "vmm/cmd.h"
 #include "vmm/compat.h"
 #include "vmm/console.h"
+#include "vmm/control.h"
 #include "vmm/image.h"
 #include "vmm/log.h"
 #include "vmm/serial.h"
@@ -42,6 +43,7 @@ struct boot_opts {
 	const char *notrace[BOOT_MAX_GLOBS];
 	struct tracer_config tcfg;
 	const char *console;
+	const char *control;
 };
 
 static const char boot_usage[] =
@@ -59,10 +61,12 @@ static const char boot_usage[] =
 	"  --notrace GLOB        but not these (repeatable)\n"
 	"  -o, --output FILE     write the trace to FILE (default: stdout)\n"
 	"  --buffer-size SIZE    ring size per vCPU, e.g. 256K (default 256K)\n"
-	"  --mode lossless|overwrite  lossless (default) never loses an event; overwrite never exits\n"
+	"  --mode MODE           lossless (default): never loses an event; overwrite: never exits\n"
+	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
 	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
-	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n";
+	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
+	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
 
 static int boot_fail(const char *fmt, const char *arg)
 {
@@ -126,6 +130,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "stop-at", required_argument, NULL, 's' },
 		{ "system-map", required_argument, NULL, 'S' },
 		{ "console", required_argument, NULL, 'O' },
+		{ "control", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -148,6 +153,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 'o': o->tcfg.output = optarg; break;
 		case 'O': o->console = optarg; break;
+		case 'K': o->control = optarg; break;
 		case 's': o->tcfg.stop_at = optarg; break;
 		case 'S': o->tcfg.system_map = optarg; break;
 		case 'b':
@@ -160,8 +166,10 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 				o->tcfg.mode = TRACE_LOSSLESS;
 			else if (!strcmp(optarg, "overwrite"))
 				o->tcfg.mode = TRACE_OVERWRITE;
+			else if (!strcmp(optarg, "exit"))
+				o->tcfg.mode = TRACE_EXIT;
 			else
-				return boot_fail("--mode must be lossless or overwrite, not '%s'", optarg);
+				return boot_fail("--mode must be lossless, overwrite or exit, not '%s'", optarg);
 			break;
 		case 'i': o->initrd = optarg; break;
 		case 'C': o->cmdline_replace = optarg; break;
@@ -278,7 +286,7 @@ static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct ker
 	int rc;
 
 	*t = NULL;
-	if (!o->tcfg.n_include)
+	if (!o->tcfg.n_include && !o->control)
 		return 0;
 	rc = tracer_create(t, vm, img, &o->tcfg, &err);
 	if (rc) {
@@ -309,6 +317,7 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 	};
 	struct errbuf err = { "" };
 	struct tracer *tracer = NULL;
+	struct control *control = NULL;
 	struct vm vm;
 	int status;
 
@@ -334,9 +343,15 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 		status = EXIT_FAILURE_RUN;
 		goto out;
 	}
+	if (o->control && control_start(&control, &vm, tracer, o->control, &err)) {
+		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
+		status = EXIT_BAD_INPUT;
+		goto out;
+	}
 	console_input_start(&vm);
 	status = vm_run(&vm);
 	console_input_stop();
+	control_stop(control);
 	serial_flush(vm.serial);
 	boot_report(o, &vm, status);
 	if (tracer && tracer_finish(tracer, &err)) {

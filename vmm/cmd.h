@@ -16,5 +16,9 @@ enum exit_status {
 int cmd_boot(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 
 #endif

@@ -12,8 +12,12 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "boot", cmd_boot, "boot KERNEL [--initrd FILE] [--cmdline STR] [--cpus N] [--mem SIZE] ..." },
+	{ "boot", cmd_boot, "boot KERNEL [--initrd FILE] [--cmdline STR] [--cpus N] [--mem SIZE] [--trace GLOB]... [--control PATH] ..." },
 	{ "symbols", cmd_symbols, "symbols KERNEL [GLOB...] [--slots] [--system-map FILE]" },
+	{ "attach", cmd_attach, "attach SOCKET --trace GLOB... [--notrace GLOB] [-o FILE] [--duration SECS]" },
+	{ "detach", cmd_detach, "detach SOCKET [GLOB...]" },
+	{ "status", cmd_status, "status SOCKET" },
+	{ "stop", cmd_stop, "stop SOCKET" },
 	{ "encode", cmd_encode, "encode --arch ARCH INSN ARGS..." },
 };
 

@@ -14,28 +14,30 @@ static int patch_add(struct patch_set *ps, struct vm *vm, const struct elf_image
 		     const struct mcount_slot *ms, const struct symtab *syms, struct errbuf *err)
 {
 	unsigned n = ps->ops->layout->slot_bytes;
-	struct held_slot *h = &ps->slots[ps->count];
+	struct patch_slot *s = &ps->slots[ps->count];
 	uint64_t pa;
 
-	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(h->hva = vm_gpa_ptr(vm, pa, n)))
+	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(s->hva = vm_gpa_ptr(vm, pa, n)))
 		return err_set(err, EINVAL, "slot 0x%llx is outside the loaded kernel",
 			       (unsigned long long)ms->addr);
 	ps->ctx.slot_pc = ms->addr;
-	if (slot_classify(ps->ops, &ps->ctx, h->hva, NULL) != SLOT_ORIGINAL)
+	if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ORIGINAL)
 		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the compiler's call: not a fresh image",
 			       (unsigned long long)ms->addr, symtab_name(syms, ms->func));
-	h->va = ms->addr;
-	memcpy(h->orig, h->hva, n);
-	h->name = symtab_name(syms, ms->func);
-	h->init = ms->init;
+	if (slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, err))
+		return -ERANGE;
+	s->va = ms->addr;
+	memcpy(s->orig, s->hva, n);
+	s->name = symtab_name(syms, ms->func);
+	s->init = ms->init;
 	ps->count++;
 	return 0;
 }
 
-int patch_select(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
-		 const struct mcount_table *mt, const struct symtab *syms,
-		 const struct filter *filter, const struct slot_ops *ops,
-		 uint64_t fentry, uint64_t stub_entry, struct errbuf *err)
+int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
+	       const struct mcount_table *mt, const struct symtab *syms,
+	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
+	       struct errbuf *err)
 {
 	int rc;
 
@@ -47,14 +49,8 @@ int patch_select(struct patch_set *ps, struct vm *vm, const struct elf_image *el
 	if (!ps->slots)
 		return err_set(err, ENOMEM, "out of memory for %zu slots", mt->count);
 	for (size_t i = 0; i < mt->count; i++) {
-		const struct mcount_slot *ms = &mt->slots[i];
-
-		if (!ms->func)
-			continue;	/* overridden __weak bodies: no name to select by */
-		if (!filter_match(filter, symtab_name(syms, ms->func)))
-			continue;
-		if ((rc = slot_check_call(ops, ms->addr, stub_entry, err)) ||
-		    (rc = patch_add(ps, vm, elf, ms, syms, err))) {
+		/* Overridden __weak bodies have no name to select them by. */
+		if (mt->slots[i].func && (rc = patch_add(ps, vm, elf, &mt->slots[i], syms, err))) {
 			patch_destroy(ps);
 			return rc;
 		}
@@ -65,82 +61,199 @@ int patch_select(struct patch_set *ps, struct vm *vm, const struct elf_image *el
 void patch_destroy(struct patch_set *ps)
 {
 	free(ps->slots);
-	ps->slots = NULL;
-	ps->count = 0;
+	memset(ps, 0, sizeof(*ps));
 }
 
-static void patch_write(struct patch_set *ps, struct held_slot *h, const uint8_t *next,
+static void patch_recount(struct patch_set *ps)
+{
+	ps->held = 0;
+	for (size_t i = 0; i < ps->count; i++)
+		ps->held += ps->slots[i].clients != 0;
+}
+
+size_t patch_want(struct patch_set *ps, const struct filter *f, unsigned client)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (!s->dead && filter_match(f, s->name)) {
+			s->clients |= 1ULL << client;
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned client)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if ((s->clients & (1ULL << client)) && (!f || filter_match(f, s->name))) {
+			s->clients &= ~(1ULL << client);
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+size_t patch_unwant_all(struct patch_set *ps, const struct filter *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->clients && (!f || filter_match(f, s->name))) {
+			s->clients = 0;
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+/* Writes next over the slot's bytes: the whole instructions that differ. */
+static void patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t *next,
 			struct patch_result *res)
 {
 	struct slot_change chg;
 
-	if (slot_plan_change(ps->ops, h->va, h->hva, next, &chg) || !chg.len) {
+	if (slot_plan_change(ps->ops, s->va, s->hva, next, &chg) || !chg.len) {
 		res->already++;
 		return;
 	}
-	/* Every vCPU is outside KVM_RUN: no instruction fetch can see a mix. */
-	memcpy(h->hva + chg.offset, chg.bytes + chg.offset, chg.len);
+	memcpy(s->hva + chg.offset, chg.bytes + chg.offset, chg.len);
 	res->written++;
 }
 
-void patch_enable(struct patch_set *ps, struct patch_result *res)
+static void patch_foreign(struct patch_slot *s, struct patch_result *res)
+{
+	res->foreign++;
+	if (!res->foreign_example)
+		res->foreign_example = s->name;
+}
+
+/*
+ * One slot towards its wanted state. Enabling accepts the compiler's call or
+ * the guest's disabled form and keeps what it replaced; disabling puts that
+ * back, so a detached guest is left exactly as it was.
+ */
+static void patch_sync_slot(struct patch_set *ps, struct patch_slot *s, struct patch_result *res)
 {
 	uint8_t next[SLOT_MAX_BYTES];
+	enum slot_state cur;
+	unsigned n = ps->ops->layout->slot_bytes;
 
-	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < ps->count; i++) {
-		struct held_slot *h = &ps->slots[i];
-
-		ps->ctx.slot_pc = h->va;
-		switch (slot_classify(ps->ops, &ps->ctx, h->hva, NULL)) {
-		case SLOT_ENABLED:
-			res->already++;
-			break;
-		case SLOT_ORIGINAL:
-		case SLOT_DISABLED:
-			if (slot_build(ps->ops, SLOT_ENABLED, &ps->ctx, next, NULL)) {
-				res->foreign++;
-				break;
-			}
-			patch_write(ps, h, next, res);
-			break;
-		default:
-			res->foreign++;
-			break;
+	ps->ctx.slot_pc = s->va;
+	cur = slot_classify(ps->ops, &ps->ctx, s->hva, NULL);
+	if (s->clients && !s->enabled) {
+		if ((cur != SLOT_ORIGINAL && cur != SLOT_DISABLED) ||
+		    slot_build(ps->ops, SLOT_ENABLED, &ps->ctx, next, NULL)) {
+			patch_foreign(s, res);
+			return;
 		}
+		memcpy(s->saved, s->hva, n);
+		patch_write(ps, s, next, res);
+		s->enabled = 1;
+	} else if (s->clients) {
+		if (cur == SLOT_ENABLED)
+			res->already++;
+		else
+			patch_foreign(s, res);	/* someone else rewrote our call */
+	} else if (s->enabled) {
+		if (cur == SLOT_ENABLED)
+			patch_write(ps, s, s->saved, res);
+		else
+			patch_foreign(s, res);
+		s->enabled = 0;
 	}
 }
 
-void patch_restore(struct patch_set *ps, struct patch_result *res)
+void patch_sync(struct patch_set *ps, struct patch_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	for (size_t i = 0; i < ps->count; i++) {
-		struct held_slot *h = &ps->slots[i];
+		struct patch_slot *s = &ps->slots[i];
 
-		ps->ctx.slot_pc = h->va;
-		switch (slot_classify(ps->ops, &ps->ctx, h->hva, NULL)) {
-		case SLOT_ORIGINAL:
-			res->already++;
-			break;
-		case SLOT_ENABLED:
-			patch_write(ps, h, h->orig, res);
-			break;
-		default:
-			res->foreign++;
-			break;
+		if (s->dead)
+			continue;
+		if (ps->phase == PATCH_PHASE_FTRACE_INIT) {
+			/* ftrace_init owns the slots now: apply when it returns. */
+			res->deferred += s->clients && !s->enabled;
+			continue;
 		}
+		if (s->clients || s->enabled)
+			patch_sync_slot(ps, s, res);
 	}
 }
 
-static int held_cmp(const void *key, const void *elem)
+void patch_restore_all(struct patch_set *ps, struct patch_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead || !s->enabled)
+			continue;
+		ps->ctx.slot_pc = s->va;
+		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) == SLOT_ENABLED)
+			patch_write(ps, s, s->orig, res);
+		else
+			patch_foreign(s, res);
+		s->enabled = 0;
+	}
+}
+
+size_t patch_drop_init(struct patch_set *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++)
+		if (ps->slots[i].init && !ps->slots[i].dead) {
+			ps->slots[i].dead = 1;
+			ps->slots[i].clients = 0;
+			ps->slots[i].enabled = 0;
+			n++;
+		}
+	patch_recount(ps);
+	return n;
+}
+
+void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest)
+{
+	struct slot_ctx ctx = ps->ctx;
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	*ours = 0;
+	for (size_t i = 0; i < ps->count; i++) {
+		const struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead)
+			continue;
+		ctx.slot_pc = s->va;
+		*ours += slot_classify(ps->ops, &ctx, s->hva, NULL) == SLOT_ENABLED;
+		for (unsigned b = 0; b < ps->ops->layout->slot_bytes; b++)
+			h = (h ^ s->hva[b]) * 0x100000001b3ULL;
+	}
+	*digest = h;
+}
+
+static int slot_cmp(const void *key, const void *elem)
 {
 	uint64_t va = *(const uint64_t *)key;
-	const struct held_slot *h = elem;
+	const struct patch_slot *s = elem;
 
-	return va < h->va ? -1 : va > h->va;
+	return va < s->va ? -1 : va > s->va;
 }
 
-const struct held_slot *patch_find(const struct patch_set *ps, uint64_t va)
+const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va)
 {
-	return bsearch(&va, ps->slots, ps->count, sizeof(*ps->slots), held_cmp);
+	return bsearch(&va, ps->slots, ps->count, sizeof(*ps->slots), slot_cmp);
 }

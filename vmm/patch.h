@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The slots vmmtrace holds in a guest and the writes that move them between
- * the compiler's original, the guest's disabled form and the call into the
- * stub (DESIGN.md §3, "Phases of a slot"). Writes are made only while every
- * vCPU is outside KVM_RUN; a slot in any state not expected is left alone
- * and counted.
+ * Every patchable slot of the guest kernel, and which of them vmmtrace holds
+ * for which clients. A slot moves between the compiler's original (call
+ * __fentry__), the guest's disabled form (ftrace's NOP) and a call into the
+ * stub (DESIGN.md §3, "Phases of a slot"). The bytes change only inside a
+ * change set applied while every vCPU is outside KVM_RUN; a slot found in a
+ * state that is neither expected nor ours is left alone and counted.
  */
 #ifndef VMM_PATCH_H
 #define VMM_PATCH_H
@@ -21,42 +22,74 @@ struct mcount_table;
 struct symtab;
 struct vm;
 
-struct held_slot {
+#define PATCH_MAX_CLIENTS 64
+
+struct patch_slot {
 	uint64_t va;
 	uint8_t *hva;			/* the slot's bytes in guest memory */
 	uint8_t orig[SLOT_MAX_BYTES];	/* as loaded: the compiler's bytes */
+	uint8_t saved[SLOT_MAX_BYTES];	/* what our call replaced */
 	const char *name;		/* function name (in the symtab) */
-	uint8_t init;			/* in .init.text: freed after boot */
+	uint64_t clients;		/* bit per client holding it: held when non-zero */
+	uint8_t init;			/* in .init.text */
+	uint8_t dead;			/* init text the guest has freed: never write */
+	uint8_t enabled;		/* our call is in place */
+};
+
+/* What the slots hold outside vmmtrace's calls, by guest boot phase. */
+enum patch_phase {
+	PATCH_PHASE_EARLY,		/* before ftrace_init: the compiler's call */
+	PATCH_PHASE_FTRACE_INIT,	/* inside ftrace_init: hands off, original bytes */
+	PATCH_PHASE_RUNNING,		/* after: the guest's disabled form */
 };
 
 struct patch_set {
 	const struct slot_ops *ops;
 	struct slot_ctx ctx;		/* slot_pc set per slot */
-	struct held_slot *slots;
+	struct patch_slot *slots;	/* sorted by address */
 	size_t count;
+	size_t held;
+	enum patch_phase phase;
 };
 
 struct patch_result {
 	size_t written;			/* slots whose bytes changed */
 	size_t already;			/* already in the wanted state */
-	size_t foreign;			/* in a state not ours to change */
+	size_t foreign;			/* in a state not ours to change: left alone */
+	size_t deferred;		/* wanted, applied when ftrace_init returns */
+	const char *foreign_example;
 };
 
-/*
- * Selects the slots whose function matches the filter (fresh image: each
- * must hold the compiler's bytes). fentry and stub_entry are the addresses
- * the slots are judged against.
- */
-int patch_select(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
-		 const struct mcount_table *mt, const struct symtab *syms,
-		 const struct filter *filter, const struct slot_ops *ops,
-		 uint64_t fentry, uint64_t stub_entry, struct errbuf *err);
+/* Every slot with a function name; a fresh image must hold the compiler's bytes. */
+int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
+	       const struct mcount_table *mt, const struct symtab *syms,
+	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
+	       struct errbuf *err);
 void patch_destroy(struct patch_set *ps);
-/* Original or disabled -> call into the stub. */
-void patch_enable(struct patch_set *ps, struct patch_result *res);
-/* Call into the stub -> the compiler's original bytes. */
-void patch_restore(struct patch_set *ps, struct patch_result *res);
-/* Finds a held slot by the function address a record carries; NULL if none. */
-const struct held_slot *patch_find(const struct patch_set *ps, uint64_t va);
+
+/* Marks the slots matching f as wanted by client (no write yet); returns how many. */
+size_t patch_want(struct patch_set *ps, const struct filter *f, unsigned client);
+/* Drops client's claim on the slots matching f (all of them with f NULL). */
+size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned client);
+/* Drops every client's claim on the slots matching f (all with NULL). */
+size_t patch_unwant_all(struct patch_set *ps, const struct filter *f);
+/*
+ * Brings every live slot's bytes in line with the claims and the phase:
+ * held -> our call; not held -> the phase's form. Call with every vCPU
+ * paused. Slots in a foreign state are left alone and counted.
+ */
+void patch_sync(struct patch_set *ps, struct patch_result *res);
+/* Entering ftrace_init: every held slot back to the compiler's bytes. */
+void patch_restore_all(struct patch_set *ps, struct patch_result *res);
+/* The guest freed its init text: those slots are gone for good. */
+size_t patch_drop_init(struct patch_set *ps);
+/*
+ * Reads every live slot's bytes back from guest memory: how many hold our
+ * call, and a digest of all of them (equal digests: the guest's text is as
+ * it was).
+ */
+void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest);
+/* The slot at va (a record's function address), or NULL. */
+const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va);
 
 #endif

@@ -9,6 +9,7 @@ void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms,
 	t->out = out;
 	t->syms = syms;
 	t->tsc_khz = tsc_khz ? tsc_khz : 1000000;
+	t->tsc_base = 0;
 	t->error = 0;
 }
 
@@ -42,7 +43,8 @@ static const char *trace_text_sym(const struct trace_text *t, uint64_t addr, uin
 void trace_text_format(const struct trace_text *t, const struct ring_event *ev, char *buf, size_t len)
 {
 	/* TSC ticks to ns with the guest's TSC frequency (kHz): ns = tsc * 1e6 / khz. */
-	unsigned __int128 ns = (unsigned __int128)ev->tsc * 1000000u / t->tsc_khz;
+	uint64_t ticks = ev->tsc > t->tsc_base ? ev->tsc - t->tsc_base : 0;
+	unsigned __int128 ns = (unsigned __int128)ticks * 1000000u / t->tsc_khz;
 	uint64_t sec = (uint64_t)(ns / 1000000000u), usec = (uint64_t)(ns % 1000000000u) / 1000;
 	char fbuf[32], pbuf[32];
 	const char *func, *parent;

@@ -18,6 +18,7 @@ struct trace_text {
 	FILE *out;
 	const struct symtab *syms;
 	uint64_t tsc_khz;
+	uint64_t tsc_base;	/* guest TSC when the guest started: time zero */
 	int error;		/* errno of the first failed write */
 };
 

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The tracer's state, shared by tracer.c (set-up, output) and tracer-run.c (while the guest runs). */
+/*
+ * The tracer's state, shared by tracer.c (set-up, output), tracer-run.c
+ * (while the guest runs) and tracer-client.c (who gets which events).
+ *
+ * Threads: vCPUs (doorbells, breakpoints), the consumer, the control
+ * socket, main. The client table and the routing table are read under
+ * liburcu's read lock and replaced by writers holding change_lock, so the
+ * consumer and the doorbells never wait for a change.
+ */
 #ifndef VMM_TRACER_INT_H
 #define VMM_TRACER_INT_H
 
@@ -16,10 +24,22 @@
 #include "vmm/trace-text.h"
 #include "vmm/tracer.h"
 
-enum tracer_phase {
-	PHASE_EARLY,		/* slots call the stub instead of __fentry__ */
-	PHASE_FTRACE_INIT,	/* inside ftrace_init: slots show their original bytes */
-	PHASE_RUNNING,		/* slots call the stub instead of the NOP */
+struct trace_client {
+	unsigned id;
+	struct trace_buf buf;		/* its events, until they are safe to emit in order */
+	struct trace_text text;
+	FILE *out;
+	int own_out;			/* out is closed with the client */
+};
+
+struct route {
+	uint64_t va;
+	uint64_t clients;
+};
+
+struct route_table {
+	size_t count;
+	struct route r[];
 };
 
 struct tracer {
@@ -27,41 +47,68 @@ struct tracer {
 	struct tracer_config cfg;
 	struct symtab syms;
 	struct mcount_table mt;
-	struct filter filter;
 	struct stub_region stub;
-	struct patch_set ps;
 	unsigned nrings;
 	uint64_t nrecords;
 	struct ring_view *rings;
-	struct trace_buf buf;
-	struct trace_text text;
-	FILE *out;
+	uint64_t tsc_khz, tsc_base;
+
+	/* Writers (attach, detach, hand-over) hold change_lock, after vm_pause. */
+	pthread_mutex_t change_lock;
+	struct patch_set ps;
+	struct trace_client *clients[PATCH_MAX_CLIENTS];	/* RCU */
+	struct route_table *routes;				/* RCU */
+	/* pause: first kick to resume; held: every vCPU stopped to resume. */
+	uint64_t pause_last_ns, pause_worst_ns, held_last_ns, held_worst_ns, changes;
 
 	uint64_t stub_entry;
 	uint64_t ftrace_init;		/* 0: the kernel has no ftrace to hand over to */
 	uint64_t ftrace_ret;
+	uint64_t free_initmem;
 	uint64_t stop_at;
-	_Atomic int phase;
 
 	pthread_t consumer;
 	int consumer_running;
 	atomic_int consumer_stop;
+	_Atomic uint64_t max_tsc;	/* newest timestamp drained */
 	uint64_t round_max;
 
+	atomic_ulong events;		/* drained from the rings */
+	atomic_ulong unrouted;		/* drained for a slot no client holds any more */
 	atomic_ulong doorbells;
 	atomic_ulong bad_doorbells;
 	uint64_t early_events;		/* drained when the guest entered ftrace_init */
 	struct patch_result handoff_restore, handoff_enable;
 	int handed_over;
+	size_t init_dropped;
+	struct trace_client *boot_client;
 };
 
 /* tracer-run.c */
 void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
-/* Drains every ring once; returns 1 if a ring stopped at a record in flight. */
+/* Drains every ring once (ring_sink: the router); returns 1 if one stopped at a record in flight. */
 int tracer_drain_all(struct tracer *t, int final);
 int tracer_consumer_start(struct tracer *t, struct errbuf *err);
 void tracer_consumer_stop(struct tracer *t);
 /* The breakpoints the current phase needs, on one vCPU. */
 int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err);
+/* Emits what is safe (or everything) of every client's buffer. */
+void tracer_flush_clients(struct tracer *t, int all);
+
+/* tracer-client.c */
+int tracer_route(void *opaque, const struct ring_event *ev);
+/*
+ * A change set: with every vCPU paused and the rings drained, fn changes
+ * the claims, then the slots' bytes and the routes follow. fn returns 0 or
+ * -errno; msg (if not NULL) gets a one-line account.
+ */
+typedef int tracer_change_fn(struct tracer *t, void *arg);
+int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
+		  struct patch_result *res);
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
+		      struct errbuf *err);
+void tracer_client_free(struct trace_client *c);
+void tracer_rcu_register(void);
+void tracer_rcu_unregister(void);
 
 #endif

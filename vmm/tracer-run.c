@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tracer while the guest runs: the consumer thread, the doorbell, and
- * the hand-over around the guest's ftrace_init (DESIGN.md §3): on entry
- * every held slot goes back to the compiler's call __fentry__, which
- * ftrace_init checks and turns into a NOP; on return the slots call the stub
- * again. Both changes happen with every other vCPU paused.
+ * the guest's boot milestones. Around ftrace_init (DESIGN.md §3) every held
+ * slot goes back to the compiler's call __fentry__, which ftrace_init checks
+ * and turns into a NOP; when it returns the slots call the stub again. When
+ * the guest frees its init text, the slots there are forgotten. Each change
+ * happens with every other vCPU paused.
  */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <urcu/urcu-memb.h>
 
 #include "arch/arch.h"
 #include "vmm/cmd.h"
@@ -27,7 +29,7 @@ int tracer_drain_all(struct tracer *t, int final)
 		struct ring_view *r = &t->rings[i];
 
 		pthread_mutex_lock(&r->lock);
-		ring_drain(r, trace_buf_add, &t->buf, final, &in_flight);
+		ring_drain(r, tracer_route, t, final, &in_flight);
 		pthread_mutex_unlock(&r->lock);
 		any |= in_flight;
 	}
@@ -53,8 +55,35 @@ void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, u
 	}
 	atomic_fetch_add(&t->doorbells, 1);
 	pthread_mutex_lock(&t->rings[ring].lock);
-	ring_drain(&t->rings[ring], trace_buf_add, &t->buf, 0, &in_flight);
+	ring_drain(&t->rings[ring], tracer_route, t, 0, &in_flight);
 	pthread_mutex_unlock(&t->rings[ring].lock);
+}
+
+void tracer_flush_clients(struct tracer *t, int all)
+{
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++) {
+		struct trace_client *c = rcu_dereference(t->clients[i]);
+
+		if (c)
+			trace_buf_flush(&c->buf, all, trace_text_event, &c->text);
+	}
+	urcu_memb_read_unlock();
+}
+
+static void tracer_round(struct tracer *t, uint64_t before, int in_flight)
+{
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++) {
+		struct trace_client *c = rcu_dereference(t->clients[i]);
+
+		if (c) {
+			trace_buf_round(&c->buf, before, in_flight);
+			trace_buf_flush(&c->buf, 0, trace_text_event, &c->text);
+			fflush(c->out);
+		}
+	}
+	urcu_memb_read_unlock();
 }
 
 static void *tracer_consumer(void *arg)
@@ -62,18 +91,17 @@ static void *tracer_consumer(void *arg)
 	struct tracer *t = arg;
 	struct timespec period = { 0, CONSUMER_PERIOD_NS };
 
+	tracer_rcu_register();
 	while (!atomic_load(&t->consumer_stop)) {
 		uint64_t before = t->round_max;
 		int in_flight;
 
 		nanosleep(&period, NULL);
+		t->round_max = atomic_load(&t->max_tsc);
 		in_flight = tracer_drain_all(t, 0);
-		trace_buf_round(&t->buf, before, in_flight);
-		pthread_mutex_lock(&t->buf.lock);
-		t->round_max = t->buf.max_tsc;
-		pthread_mutex_unlock(&t->buf.lock);
-		trace_buf_flush(&t->buf, 0, trace_text_event, &t->text);
+		tracer_round(t, before, in_flight);
 	}
+	tracer_rcu_unregister();
 	return NULL;
 }
 
@@ -98,78 +126,90 @@ void tracer_consumer_stop(struct tracer *t)
 
 int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err)
 {
-	uint64_t bp[2];
+	uint64_t bp[3];
 	unsigned n = 0;
 
 	if (t->stop_at)
 		bp[n++] = t->stop_at;
-	if (vcpu->id == 0 && atomic_load(&t->phase) == PHASE_EARLY && t->ftrace_init)
+	if (t->free_initmem && !t->init_dropped)
+		bp[n++] = t->free_initmem;
+	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
 		bp[n++] = t->ftrace_init;
-	if (vcpu->id == 0 && atomic_load(&t->phase) == PHASE_FTRACE_INIT)
+	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_FTRACE_INIT)
 		bp[n++] = t->ftrace_ret;
 	return arch_vcpu_set_breakpoints(vcpu, bp, n, err);
 }
 
-static void tracer_handoff_enter(struct tracer *t, struct vcpu *vcpu)
+static int handoff_enter_fn(struct tracer *t, void *arg)
 {
-	struct errbuf err;
+	struct vcpu *vcpu = arg;
 	uint64_t sp;
 
-	vm_pause(t->vm, vcpu);
-	tracer_drain_all(t, 0);
-	t->early_events = t->buf.emitted + t->buf.count;
-	patch_restore(&t->ps, &t->handoff_restore);
-	if (arch_vcpu_entry_frame(vcpu, &sp, &t->ftrace_ret)) {
-		vm_resume(t->vm);
-		vm_request_stop(t->vm, EXIT_FAILURE_RUN, "cannot read ftrace_init's return address");
-		return;
-	}
-	atomic_store(&t->phase, PHASE_FTRACE_INIT);
-	if (tracer_set_breakpoints(t, vcpu, &err))
-		vm_request_stop(t->vm, EXIT_FAILURE_RUN, "%s", err.msg);
-	log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
-		 t->handoff_restore.written, t->handoff_restore.foreign);
-	vm_resume(t->vm);
+	t->early_events = atomic_load(&t->events);
+	patch_restore_all(&t->ps, &t->handoff_restore);
+	if (arch_vcpu_entry_frame(vcpu, &sp, &t->ftrace_ret))
+		return -EFAULT;
+	t->ps.phase = PATCH_PHASE_FTRACE_INIT;
+	return 0;
 }
 
-static void tracer_handoff_leave(struct tracer *t, struct vcpu *vcpu)
+static int handoff_leave_fn(struct tracer *t, void *arg)
+{
+	(void)arg;
+	t->ps.phase = PATCH_PHASE_RUNNING;
+	t->handed_over = 1;
+	return 0;
+}
+
+static int free_init_fn(struct tracer *t, void *arg)
+{
+	(void)arg;
+	t->init_dropped = patch_drop_init(&t->ps);
+	if (!t->init_dropped)
+		t->init_dropped = 1;	/* nothing to drop: still, done */
+	return 0;
+}
+
+/* After a milestone: every vCPU gets the breakpoints of the new phase. */
+static void tracer_rearm(struct tracer *t, struct vcpu *vcpu)
 {
 	struct errbuf err;
 
-	vm_pause(t->vm, vcpu);
-	patch_enable(&t->ps, &t->handoff_enable);
-	t->handed_over = 1;
-	atomic_store(&t->phase, PHASE_RUNNING);
 	if (tracer_set_breakpoints(t, vcpu, &err))
 		vm_request_stop(t->vm, EXIT_FAILURE_RUN, "%s", err.msg);
-	log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign",
-		 t->handoff_enable.written, t->handoff_enable.foreign);
-	vm_resume(t->vm);
 }
 
 void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc)
 {
 	struct tracer *t = vcpu->vm->tracer;
-	struct errbuf err;
-	int phase;
+	struct patch_result res;
 
 	if (!t) {
 		vm_request_stop(vcpu->vm, EXIT_FAILURE_RUN, "unexpected breakpoint at 0x%llx",
 				(unsigned long long)pc);
 		return;
 	}
-	phase = atomic_load(&t->phase);
 	if (t->stop_at && pc == t->stop_at) {
 		vm_request_stop(vcpu->vm, EXIT_OK, "stopped at %s (--stop-at) on vCPU %u",
 				t->cfg.stop_at, vcpu->id);
-	} else if (phase == PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
-		tracer_handoff_enter(t, vcpu);
-	} else if (phase == PHASE_FTRACE_INIT && pc == t->ftrace_ret && vcpu->id == 0) {
-		tracer_handoff_leave(t, vcpu);
+	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
+		if (tracer_change(t, vcpu, handoff_enter_fn, vcpu, &res))
+			vm_request_stop(t->vm, EXIT_FAILURE_RUN, "cannot read ftrace_init's return address");
+		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
+			 t->handoff_restore.written, t->handoff_restore.foreign);
+		tracer_rearm(t, vcpu);
+	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && vcpu->id == 0) {
+		tracer_change(t, vcpu, handoff_leave_fn, NULL, &t->handoff_enable);
+		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign",
+			 t->handoff_enable.written, t->handoff_enable.foreign);
+		tracer_rearm(t, vcpu);
+	} else if (t->free_initmem && pc == t->free_initmem && !t->init_dropped) {
+		tracer_change(t, vcpu, free_init_fn, NULL, &res);
+		log_info("guest frees its init text: %zu init slots forgotten", t->init_dropped);
+		tracer_rearm(t, vcpu);
 	} else {
-		/* Not ours any more (a stale hit): re-arm what this phase needs. */
+		/* A stale hit: re-arm only what this vCPU still needs. */
 		log_warn("unexpected breakpoint at 0x%llx on vCPU %u", (unsigned long long)pc, vcpu->id);
-		if (tracer_set_breakpoints(t, vcpu, &err))
-			vm_request_stop(vcpu->vm, EXIT_FAILURE_RUN, "%s", err.msg);
+		tracer_rearm(t, vcpu);
 	}
 }

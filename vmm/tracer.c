@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
 
 #include "arch/arch.h"
 #include "vmm/image.h"
@@ -22,11 +23,10 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 	int rc;
 
 	symtab_init(&t->syms);
-	if (t->cfg.system_map)
+	if (t->cfg.system_map) {
 		rc = sysmap_read_file(t->cfg.system_map, &t->syms, err);
-	else if (!(rc = kallsyms_recover(&img->elf, &t->syms, &layout, err)))
-		;
-	else if (elf_section(&img->elf, ".symtab")) {
+	} else if ((rc = kallsyms_recover(&img->elf, &t->syms, &layout, err)) &&
+		   elf_section(&img->elf, ".symtab")) {
 		symtab_destroy(&t->syms);
 		symtab_init(&t->syms);
 		rc = sysmap_read_elf(&img->elf, &t->syms, err);
@@ -38,19 +38,19 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 	return mcount_read(&img->elf, &t->syms, &t->mt, err);
 }
 
-static int tracer_build_filter(struct tracer *t, struct errbuf *err)
+static int tracer_build_filter(const struct tracer_config *cfg, struct filter *f, struct errbuf *err)
 {
 	char pat[512];
 	int rc;
 
-	filter_init(&t->filter);
-	for (unsigned i = 0; i < t->cfg.n_include; i++)
-		if ((rc = filter_add(&t->filter, t->cfg.include[i], err)))
+	filter_init(f);
+	for (unsigned i = 0; i < cfg->n_include; i++)
+		if ((rc = filter_add(f, cfg->include[i], err)))
 			return rc;
-	for (unsigned i = 0; i < t->cfg.n_exclude; i++) {
-		if (snprintf(pat, sizeof(pat), "!%s", t->cfg.exclude[i]) >= (int)sizeof(pat))
+	for (unsigned i = 0; i < cfg->n_exclude; i++) {
+		if (snprintf(pat, sizeof(pat), "!%s", cfg->exclude[i]) >= (int)sizeof(pat))
 			return err_set(err, EINVAL, "--notrace pattern is too long");
-		if ((rc = filter_add(&t->filter, pat, err)))
+		if ((rc = filter_add(f, pat, err)))
 			return rc;
 	}
 	return 0;
@@ -90,7 +90,8 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->ring_recs = t->stub.data_va + hdr_bytes;
 	c->ring_bytes = ring_bytes;
 	c->ring_mask = t->nrecords - 1;
-	c->limit = t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : UINT64_MAX;
+	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
+	c->limit = t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX;
 	c->nrings = t->nrings;
 	c->doorbell_port = VT_DOORBELL_PORT;
 	if (c->cpu_off == UINT64_MAX)
@@ -101,31 +102,39 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	for (unsigned i = 0; i < t->nrings; i++)
 		ring_view_init(&t->rings[i], i, (struct vt_ring_hdr *)(t->stub.data + i * VT_HDR_SIZE),
 			       (struct vt_record *)(t->stub.data + hdr_bytes + i * ring_bytes),
-			       t->nrecords, t->cfg.mode == TRACE_LOSSLESS);
+			       t->nrecords, t->cfg.mode != TRACE_OVERWRITE);
 	t->stub_entry = t->stub.code_va + VT_CFG_SIZE;
 	return 0;
 }
 
-static int tracer_setup_slots(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
+/* The boot command's own client: --trace globs, output to -o or stdout. */
+static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 {
 	struct patch_result res;
+	struct filter f;
+	FILE *out;
+	char msg[512];
 	int rc;
 
-	rc = patch_select(&t->ps, t->vm, &img->elf, &t->mt, &t->syms, &t->filter,
-			  arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
-	if (rc)
+	if (!t->cfg.n_include)
+		return 0;
+	out = t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
+	if (!out)
+		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
+	if ((rc = tracer_client_new(t, out, out != stdout, &t->boot_client, err)))
 		return rc;
-	if (!t->ps.count)
-		return err_set(err, ENOENT, "no traceable function matches --trace %s%s",
-			       t->cfg.include[0], t->cfg.n_include > 1 ? " ..." : "");
+	if ((rc = tracer_build_filter(&t->cfg, &f, err)))
+		goto out;
 	/* Before the guest's first instruction: call __fentry__ -> call stub. */
-	patch_enable(&t->ps, &res);
-	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
-	atomic_store(&t->phase, t->ftrace_init ? PHASE_EARLY : PHASE_RUNNING);
-	log_info("tracing %zu slots (%zu written); stub at 0x%llx, %u rings of %llu records",
-		 t->ps.count, res.written, (unsigned long long)t->stub_entry, t->nrings,
-		 (unsigned long long)t->nrecords);
-	return 0;
+	rc = tracer_attach(t, &f, t->boot_client, msg, sizeof(msg), err);
+	if (!rc && !t->ps.held)
+		rc = err_set(err, ENOENT, "no traceable function matches --trace %s%s",
+			     t->cfg.include[0], t->cfg.n_include > 1 ? " ..." : "");
+	(void)res;
+	log_info("%s", msg);
+out:
+	filter_destroy(&f);
+	return rc;
 }
 
 int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
@@ -136,27 +145,32 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 
 	if (!t)
 		return err_set(err, ENOMEM, "out of memory for the tracer");
+	tracer_rcu_register();
 	t->vm = vm;
 	t->cfg = *cfg;
-	trace_buf_init(&t->buf);
-	if ((rc = tracer_load_symbols(t, img, err)) || (rc = tracer_build_filter(t, err)))
+	pthread_mutex_init(&t->change_lock, NULL);
+	if ((rc = tracer_load_symbols(t, img, err)))
 		goto fail;
 	if (cfg->stop_at && !(t->stop_at = tracer_text_symbol(t, cfg->stop_at))) {
 		rc = err_set(err, ENOENT, "--stop-at %s: no such function in the kernel", cfg->stop_at);
 		goto fail;
 	}
-	if ((rc = tracer_setup_rings(t, img, err)) || (rc = tracer_setup_slots(t, img, err)))
+	if ((rc = tracer_setup_rings(t, img, err)))
 		goto fail;
-	t->out = cfg->output ? fopen(cfg->output, "w") : stdout;
-	if (!t->out) {
-		rc = err_set(err, errno, "cannot open output '%s': %s", cfg->output, strerror(errno));
+	rc = patch_init(&t->ps, vm, &img->elf, &t->mt, &t->syms, arch_slot_ops(), t->mt.fentry,
+			t->stub_entry, err);
+	if (rc)
 		goto fail;
-	}
+	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
+	t->free_initmem = tracer_text_symbol(t, "free_initmem");
+	t->ps.phase = t->ftrace_init ? PATCH_PHASE_EARLY : PATCH_PHASE_RUNNING;
 	if (pio_register(&vm->pio, VT_DOORBELL_PORT, 4, tracer_doorbell, t)) {
 		rc = err_set(err, ENOSPC, "too many port I/O devices");
 		goto fail;
 	}
 	vm->tracer = t;
+	if ((rc = tracer_boot_client(t, err)))
+		goto fail;
 	*out = t;
 	return 0;
 fail:
@@ -166,36 +180,46 @@ fail:
 
 int tracer_start(struct tracer *t, struct errbuf *err)
 {
-	uint64_t khz = 0;
 	int rc;
 
-	if (arch_vcpu_tsc_khz(&t->vm->vcpus[0], &khz))
+	if (arch_vcpu_tsc_khz(&t->vm->vcpus[0], &t->tsc_khz))
 		log_warn("KVM reports no TSC frequency: timestamps assume 1 GHz");
-	trace_text_init(&t->text, t->out, &t->syms, khz);
-	trace_text_header(&t->text, t->nrings);
+	if (arch_vcpu_read_tsc(&t->vm->vcpus[0], &t->tsc_base))
+		log_warn("cannot read the guest TSC: timestamps count from the host's TSC zero");
+	if (t->boot_client) {
+		trace_text_init(&t->boot_client->text, t->boot_client->out, &t->syms, t->tsc_khz);
+		t->boot_client->text.tsc_base = t->tsc_base;
+		trace_text_header(&t->boot_client->text, t->nrings);
+	}
 	for (unsigned i = 0; i < t->vm->ncpus; i++)
 		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
 			return rc;
 	return tracer_consumer_start(t, err);
 }
 
+static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped, uint64_t *rejected)
+{
+	*lost = *stub_dropped = *rejected = 0;
+	for (unsigned i = 0; i < t->nrings; i++) {
+		*lost += t->rings[i].lost;
+		*stub_dropped += t->rings[i].stub_dropped;
+		*rejected += t->rings[i].rejected + (t->rings[i].broken ? 1 : 0);
+	}
+}
+
 static void tracer_summary(struct tracer *t)
 {
-	uint64_t lost = 0, stub_dropped = 0, rejected = 0;
+	uint64_t lost, stub_dropped, rejected, events = atomic_load(&t->events);
 
-	for (unsigned i = 0; i < t->nrings; i++) {
-		lost += t->rings[i].lost;
-		stub_dropped += t->rings[i].stub_dropped;
-		rejected += t->rings[i].rejected + (t->rings[i].broken ? 1 : 0);
-	}
+	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
 	fprintf(stderr, "vmmtrace: trace: %llu events (%llu before ftrace_init, %llu after); "
 		"%zu slots held; %lu doorbells; %llu dropped (%llu by the stub, %llu lost); mode %s\n",
-		(unsigned long long)t->buf.emitted, (unsigned long long)t->early_events,
-		(unsigned long long)(t->buf.emitted - t->early_events), t->ps.count,
+		(unsigned long long)events, (unsigned long long)t->early_events,
+		(unsigned long long)(events - t->early_events), t->ps.held,
 		atomic_load(&t->doorbells), (unsigned long long)(stub_dropped + lost),
 		(unsigned long long)stub_dropped, (unsigned long long)lost,
-		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : "overwrite");
-	if (t->ftrace_init && !t->handed_over)
+		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : t->cfg.mode == TRACE_EXIT ? "exit" : "overwrite");
+	if (t->ftrace_init && !t->handed_over && t->ps.phase != PATCH_PHASE_EARLY)
 		fprintf(stderr, "vmmtrace: trace: the guest did not finish ftrace_init while traced\n");
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
 		fprintf(stderr, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
@@ -205,17 +229,48 @@ static void tracer_summary(struct tracer *t)
 			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));
 }
 
+void tracer_status(struct tracer *t, FILE *out)
+{
+	uint64_t lost, stub_dropped, rejected, digest;
+	unsigned nclients = 0;
+	size_t ours;
+
+	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
+	pthread_mutex_lock(&t->change_lock);
+	patch_scan(&t->ps, &ours, &digest);
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
+		nclients += t->clients[i] != NULL;
+	fprintf(out, "held slots: %zu of %zu\nslots calling the stub: %zu\nslot bytes digest: %016llx\n"
+		"clients: %u\nphase: %s\n", t->ps.held, t->ps.count, ours, (unsigned long long)digest, nclients,
+		t->ps.phase == PATCH_PHASE_EARLY ? "early boot (before ftrace_init)" :
+		t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "inside ftrace_init" : "running");
+	fprintf(out, "events: %lu\ndoorbells: %lu\ndropped: %llu (%llu by the stub, %llu lost)\n",
+		atomic_load(&t->events), atomic_load(&t->doorbells),
+		(unsigned long long)(lost + stub_dropped), (unsigned long long)stub_dropped,
+		(unsigned long long)lost);
+	fprintf(out, "rejected guest values: %llu\nchange sets: %llu\n"
+		"pause last: %.3f ms (all vCPUs stopped %.3f ms)\npause worst: %.3f ms (all vCPUs stopped %.3f ms)\n",
+		(unsigned long long)(rejected + atomic_load(&t->bad_doorbells)), (unsigned long long)t->changes,
+		t->pause_last_ns / 1e6, t->held_last_ns / 1e6, t->pause_worst_ns / 1e6, t->held_worst_ns / 1e6);
+	pthread_mutex_unlock(&t->change_lock);
+}
+
 int tracer_finish(struct tracer *t, struct errbuf *err)
 {
+	int werr = 0;
+
 	tracer_consumer_stop(t);
 	tracer_drain_all(t, 1);
-	trace_buf_flush(&t->buf, 1, trace_text_event, &t->text);
-	if (fflush(t->out) && !t->text.error)
-		t->text.error = errno;
+	tracer_flush_clients(t, 1);
+	if (t->boot_client) {
+		if (fflush(t->boot_client->out))
+			t->boot_client->text.error = errno;
+		werr = t->boot_client->text.error;
+	}
 	tracer_summary(t);
-	if (t->text.error)
-		return err_set(err, t->text.error, "writing the trace to %s: %s",
-			       t->cfg.output ? t->cfg.output : "stdout", strerror(t->text.error));
+	if (werr)
+		return err_set(err, werr, "writing the trace to %s: %s",
+			       t->cfg.output ? t->cfg.output : "stdout", strerror(werr));
 	return 0;
 }
 
@@ -226,16 +281,18 @@ void tracer_destroy(struct tracer *t)
 	tracer_consumer_stop(t);
 	if (t->vm && t->vm->tracer == t)
 		t->vm->tracer = NULL;
-	if (t->out && t->out != stdout)
-		fclose(t->out);
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
+		if (t->clients[i] && t->clients[i] != t->boot_client)
+			t->clients[i] = NULL;	/* owned by their connections */
+	tracer_client_free(t->boot_client);
+	free(t->routes);
 	for (unsigned i = 0; t->rings && i < t->nrings; i++)
 		ring_view_destroy(&t->rings[i]);
 	free(t->rings);
 	patch_destroy(&t->ps);
 	stub_region_free(&t->stub);
 	mcount_destroy(&t->mt);
-	filter_destroy(&t->filter);
 	symtab_destroy(&t->syms);
-	trace_buf_destroy(&t->buf);
+	pthread_mutex_destroy(&t->change_lock);
 	free(t);
 }

@@ -17,7 +17,12 @@ struct vcpu;
 struct vm;
 struct tracer;
 
-enum trace_mode { TRACE_LOSSLESS, TRACE_OVERWRITE };
+/*
+ * lossless: a full ring makes the vCPU wait for the host (doorbell);
+ * overwrite: the oldest records are overwritten, losses counted exactly;
+ * exit: a VM exit for every event (the cost baseline of breakpoint tracers).
+ */
+enum trace_mode { TRACE_LOSSLESS, TRACE_OVERWRITE, TRACE_EXIT };
 
 struct tracer_config {
 	const char **include;		/* --trace globs */
@@ -40,6 +45,26 @@ int tracer_start(struct tracer *t, struct errbuf *err);
 int tracer_finish(struct tracer *t, struct errbuf *err);
 /* After the VM is destroyed. */
 void tracer_destroy(struct tracer *t);
+
+/* Live changes, from the control socket (any thread but a vCPU's). */
+struct filter;
+struct trace_client;
+/* A new client writing text to out (closed with it when own_out). */
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **c,
+		      struct errbuf *err);
+void tracer_client_free(struct trace_client *c);
+/* Gives client c the slots matching f; msg gets a one-line account. */
+int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
+		  char *msg, size_t len, struct errbuf *err);
+/* c's slots are released and its events so far written to its output; free it after. */
+void tracer_detach_client(struct tracer *t, struct trace_client *c);
+/* Releases the slots matching f (all with NULL) from every client. */
+int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len);
+/* Multi-line status report. */
+void tracer_status(struct tracer *t, FILE *out);
+/* Threads that read the tracer's shared tables (liburcu) register first. */
+void tracer_rcu_register(void);
+void tracer_rcu_unregister(void);
 
 /* vCPU thread: an execution breakpoint hit at pc. */
 void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc);

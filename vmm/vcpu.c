@@ -15,6 +15,7 @@
 #include "vmm/cmd.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
+#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -145,11 +146,15 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	tracer_rcu_register();	/* doorbells read the tracer's shared tables */
 	while (!atomic_load(&vm->stopping)) {
+		atomic_store(&vcpu->state, vm->pause_req ? VCPU_PAUSED : VCPU_IN_VMM);
 		vm_pause_point(vm);
 		if (atomic_load(&vm->stopping))
 			break;
+		atomic_store(&vcpu->state, VCPU_IN_GUEST);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			atomic_store(&vcpu->state, VCPU_IN_VMM);
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
 				continue;
@@ -158,9 +163,12 @@ static void *vcpu_thread(void *arg)
 					vcpu->id, strerror(errno));
 			break;
 		}
+		atomic_store(&vcpu->state, VCPU_IN_VMM);
 		vcpu_dispatch_exit(vcpu);
 	}
+	atomic_store(&vcpu->state, VCPU_STOPPED);
 	vm_vcpu_exited(vm);
+	tracer_rcu_unregister();
 	return NULL;
 }
 
@@ -172,6 +180,15 @@ int vcpu_start(struct vcpu *vcpu, struct errbuf *err)
 		return err_set(err, rc, "cannot start vCPU %u thread: %s", vcpu->id, strerror(rc));
 	vcpu->thread_started = 1;
 	return 0;
+}
+
+const char *vcpu_state_name(int state)
+{
+	static const char *const names[] = {
+		[VCPU_NEW] = "not started", [VCPU_IN_GUEST] = "running",
+		[VCPU_IN_VMM] = "in the VMM", [VCPU_PAUSED] = "paused", [VCPU_STOPPED] = "stopped",
+	};
+	return state >= 0 && state <= VCPU_STOPPED ? names[state] : "?";
 }
 
 void vcpu_kick(struct vcpu *vcpu)

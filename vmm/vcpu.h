@@ -11,6 +11,8 @@
 
 struct vm;
 
+enum vcpu_state { VCPU_NEW, VCPU_IN_GUEST, VCPU_IN_VMM, VCPU_PAUSED, VCPU_STOPPED };
+
 struct vcpu {
 	struct vm *vm;
 	unsigned id;
@@ -19,7 +21,10 @@ struct vcpu {
 	size_t run_size;
 	pthread_t thread;
 	int thread_started;
+	_Atomic int state;		/* enum vcpu_state, for status reports */
 };
+
+const char *vcpu_state_name(int state);
 
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, unsigned id, struct errbuf *err);
 void vcpu_destroy(struct vcpu *vcpu);

@@ -178,6 +178,46 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
 	return kvm_ioctl(c->vcpu->fd, KVM_SET_FPU, &fpu, NULL) < 0 ? -EIO : 0;
 }
 
+/*
+ * lsl: the kernel reads its CPU number from the limit of the per-CPU
+ * segment this way (the NMI and paranoid entry paths). SDM: ZF=1 and the
+ * (granularity-scaled) limit for a valid GDT descriptor, else ZF=0.
+ */
+static int assist_lsl(struct assist_ctx *c)
+{
+	struct vm *vm = c->vcpu->vm;
+	uint64_t desc, limit;
+	__u64 *dst;
+	uint16_t sel;
+	int rm = (c->in.modrm & 7) | ((c->in.rex & 1) << 3);
+	int reg = ((c->in.modrm >> 3) & 7) | ((c->in.rex & 4) << 1);
+	const uint64_t RFLAGS_ZF = 0x40;
+
+	if ((c->in.modrm >> 6) == 3)
+		sel = (uint16_t)insn_reg(&c->regs, rm);
+	else if (pagewalk_read(vm, &c->sregs, insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
+		return -EFAULT;
+	c->regs.rflags &= ~RFLAGS_ZF;
+	if (!(sel & ~7) || (sel & 4) || (sel | 7) > c->sregs.gdt.limit ||
+	    pagewalk_read(vm, &c->sregs, c->sregs.gdt.base + (sel & ~7), &desc, 8))
+		return 0;	/* null, LDT or out of the GDT: ZF=0, destination kept */
+	if (!(desc & (1ULL << 47)) || !(desc & (1ULL << 44)))
+		return 0;	/* not present, or a system descriptor the kernel never asks about */
+	limit = (desc & 0xffff) | ((desc >> 32) & 0xf0000);
+	if (desc & (1ULL << 55))
+		limit = (limit << 12) | 0xfff;
+	{
+		__u64 *regs[16] = { &c->regs.rax, &c->regs.rcx, &c->regs.rdx, &c->regs.rbx,
+				       &c->regs.rsp, &c->regs.rbp, &c->regs.rsi, &c->regs.rdi,
+				       &c->regs.r8, &c->regs.r9, &c->regs.r10, &c->regs.r11,
+				       &c->regs.r12, &c->regs.r13, &c->regs.r14, &c->regs.r15 };
+		dst = regs[reg & 15];
+	}
+	*dst = (c->in.rex & 8) ? limit : (uint32_t)limit;	/* 32-bit writes zero-extend */
+	c->regs.rflags |= RFLAGS_ZF;
+	return 0;
+}
+
 /* Decodes the failing instruction; returns the assist or -1 if none applies. */
 static int assist_decode(struct insn *in)
 {
@@ -194,6 +234,8 @@ static int assist_decode(struct insn *in)
 			return -1;
 		if (op2 == 0x77)
 			return ASSIST_EMMS;
+		if (op2 == 0x03)
+			return insn_modrm(in) ? -1 : ASSIST_LSL;
 		if (op2 != 0xae || insn_modrm(in) || (in->modrm >> 6) == 3)
 			return -1;
 		return ((in->modrm >> 3) & 7) == 2 ? ASSIST_LDMXCSR :
@@ -279,6 +321,8 @@ int compat_insn_assist(struct vcpu *vcpu)
 		rc = 0;
 	else if (assist == ASSIST_FWAIT)
 		rc = 0;
+	else if (assist == ASSIST_LSL)
+		rc = assist_lsl(&c);
 	else
 		rc = assist_fpu(&c, assist);
 	if (rc)

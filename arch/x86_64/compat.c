@@ -23,7 +23,7 @@
 static const char *const assist_names[ASSIST_COUNT] = {
 	[ASSIST_FWAIT] = "fwait", [ASSIST_INT3] = "int3", [ASSIST_LDMXCSR] = "ldmxcsr",
 	[ASSIST_STMXCSR] = "stmxcsr", [ASSIST_FNSTSW] = "fnstsw", [ASSIST_FLDCW] = "fldcw",
-	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms",
+	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms", [ASSIST_LSL] = "lsl",
 };
 
 const char *arch_compat_assist_name(unsigned assist)
@@ -64,7 +64,9 @@ int arch_compat_detect(void)
 const char *arch_compat_cmdline(void)
 {
 	return "noxsave clearcpuid=smap,popcnt,ssse3 cryptomgr.notests rodata=off "
-	       "initcall_blacklist=ftrace_check_for_weak_functions";
+	       "initcall_blacklist=ftrace_check_for_weak_functions "
+	       /* Emulated CPUs on a loaded host look stalled to the guest's detectors. */
+	       "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60";
 }
 
 #define CPUID_1_ECX_CX16          (1u << 13)

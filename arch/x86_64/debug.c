@@ -60,3 +60,16 @@ int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz)
 	*khz = (uint64_t)rc;
 	return 0;
 }
+
+int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = 0x10 };	/* IA32_TSC */
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_MSRS, &m, NULL) != 1)
+		return -EIO;
+	*tsc = m.e.data;
+	return 0;
+}

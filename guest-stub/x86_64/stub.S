@@ -14,7 +14,7 @@
  *    marker (x86 stores are seen in order);
  *  - uses only instructions the software-assisted host emulates at CPL0
  *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
- * About 45 instructions per event (docs/TRACING.md counts them).
+ * 60 instructions per event on the common path (docs/TRACING.md counts them).
  */
 #include "proto/trace.h"
 

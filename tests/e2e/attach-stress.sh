@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Live attach on a running lean guest (2 vCPUs), one boot for all of it:
+#  - the control socket: mode 0600, another uid refused, garbage / truncated /
+#    1 MiB / unknown requests answered with errors while the guest runs;
+#  - 200 attach/detach cycles with varying globs (some overlapping, two
+#    clients at once) while markloop runs on both CPUs: every window holds
+#    exactly one getpriority event per loop iteration inside it
+#    (attach_check.py), and after the last detach every slot's bytes are
+#    what they were before the first attach (status digest);
+#  - the guest never oopses or panics, and vmmtrace stop ends it with 0.
+. "$(dirname "$0")/../lib.sh"
+require_kvm
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+CYCLES=${ATTACH_CYCLES:-200}
+SECS=${ATTACH_LOOP_SECS:-600}
+SOCK=$TMPD/vt.sock
+here=$(cd "$(dirname "$0")" && pwd)
+
+"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
+	--trace __x64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
+	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=$SECS" \
+	2>"$TMPD/boot.err" &
+vt=$!
+wait_console() {	# PATTERN SECONDS
+	local i=0
+	while ! grep -q "$1" "$TMPD/console" 2>/dev/null; do
+		kill -0 "$vt" 2>/dev/null || return 1
+		i=$((i + 1)); [ "$i" -lt $(($2 * 2)) ] || return 1
+		sleep 0.5
+	done
+}
+if ! wait_console "VMMTRACE-STEP mark-loop: started" 600; then
+	fail "the guest did not start markloop"; kill "$vt"; tail -5 "$TMPD/console"; finish
+fi
+sleep 2
+
+# The socket.
+check "socket has mode 0600" test "$(stat -c %a "$SOCK")" = 600
+if setpriv --reuid=65534 --regid=65534 --clear-groups "$VMMTRACE" status "$SOCK" >"$TMPD/nobody" 2>&1; then
+	fail "uid 65534 could use the socket"
+else
+	pass "uid 65534 cannot connect through the 0600 socket ($(head -c 80 "$TMPD/nobody"))"
+fi
+chmod 666 "$SOCK"	# past the file mode: the SO_PEERCRED check must refuse it
+if setpriv --reuid=65534 --regid=65534 --clear-groups "$VMMTRACE" status "$SOCK" >"$TMPD/nobody" 2>&1; then
+	fail "uid 65534 was served past SO_PEERCRED"
+else
+	check "another uid is refused by the server: $(head -c 100 "$TMPD/nobody")" grep -q "permission denied" "$TMPD/nobody"
+fi
+chmod 600 "$SOCK"
+for kind in garbage truncated oversized badtype badpattern; do
+	if timeout 30 python3 "$here/control_raw.py" "$SOCK" "$kind" >"$TMPD/raw" 2>&1; then
+		pass "$kind request gets an error reply: $(cut -c1-90 "$TMPD/raw")"
+	else
+		fail "$kind request: $(cat "$TMPD/raw")"
+	fi
+done
+check "status still answers after hostile requests" "$VMMTRACE" status "$SOCK"
+"$VMMTRACE" status "$SOCK" >"$TMPD/status0"
+digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
+
+# The cycles.
+globs=('__x64_sys_getpriority' '*sys_getpriority' '__x64_sys_getp*' '*getpriority*'
+	'__x64_sys_getpriority*' '__x64_sys_get*ority')
+start=$(date +%s)
+for ((i = 0; i < CYCLES; i++)); do
+	g=${globs[$((i % ${#globs[@]}))]}
+	d=0.$((2 + i % 5))
+	if [ $((i % 10)) = 5 ]; then	# two clients at once, overlapping filters
+		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
+		"$VMMTRACE" attach "$SOCK" --trace '__x64_sys_getpriority' --trace '__x64_sys_getppid' \
+			--duration 0.3 -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err"
+		wait $! 2>/dev/null
+		wait
+	else
+		"$VMMTRACE" attach "$SOCK" --trace "$g" --notrace '__x64_sys_getpid' --duration "$d" \
+			-o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+	fi
+done
+echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
+check "every attach exited 0" sh -c "! grep -q 'attach status' '$TMPD/attach.err'"
+"$VMMTRACE" status "$SOCK" >"$TMPD/status1"
+digest1=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status1")
+check "slot bytes after the last detach equal those before the first attach ($digest0)" \
+	test -n "$digest0" -a "$digest0" = "$digest1"
+check "only the boot's own slot calls the stub after the last detach" \
+	grep -qx "slots calling the stub: 1" "$TMPD/status1"
+grep -E '^pause (last|worst)' "$TMPD/status1" | sed 's/^/INFO: /'
+
+check "vmmtrace stop is accepted" "$VMMTRACE" stop "$SOCK"
+wait "$vt"
+rc=$?
+check "vmmtrace exits 0 after stop (got $rc)" test "$rc" = 0
+check "the guest never oopsed, panicked or warned" \
+	sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed' '$TMPD/console'"
+if python3 "$here/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
+	cat "$TMPD/check"
+else
+	cat "$TMPD/check" | head -20
+	grep -q '^FAIL' "$TMPD/check" || fail "attach_check.py failed"
+fi
+grep -E "^vmmtrace: trace:" "$TMPD/boot.err" | sed 's/^/INFO: /'
+finish

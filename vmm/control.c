@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/control.h"
+#include "vmm/cmd.h"
+#include "vmm/control.h"
+#include "vmm/filter.h"
+#include "vmm/log.h"
+#include "vmm/tracer.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+#define CTL_MAX_CONNS      32
+#define CTL_PARTIAL_NS     (5ULL * 1000 * 1000 * 1000)	/* a request must arrive whole within 5 s */
+#define CTL_MAX_QUEUED     (64u << 20)			/* per client; then events are counted lost */
+
+struct ctl_conn {
+	int fd;
+	struct vt_ctl_hdr hdr;
+	size_t hdr_got;
+	char *payload;
+	size_t pay_got;
+	uint64_t partial_since;
+	int closing;			/* close once the queue is sent */
+	pthread_mutex_t lock;		/* out: the consumer appends events */
+	char *out;
+	size_t out_len, out_cap;
+	uint64_t lost_bytes;
+	struct trace_client *client;
+	FILE *events;
+	struct control *ctl;
+};
+
+struct control {
+	struct vm *vm;
+	struct tracer *t;
+	int listen_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int wake[2];
+	pthread_t thread;
+	int running;
+	volatile int stop;
+	struct ctl_conn *conns[CTL_MAX_CONNS];
+};
+
+static uint64_t ctl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Queues one message; safe from any thread. */
+static int ctl_queue(struct ctl_conn *c, uint16_t type, int32_t status, const void *p, size_t len)
+{
+	struct vt_ctl_hdr h = { VT_CTL_MAGIC, VT_CTL_VERSION, type, (uint32_t)len, status };
+	int rc = 0;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->out_len + sizeof(h) + len > CTL_MAX_QUEUED) {
+		c->lost_bytes += len;
+		rc = -ENOBUFS;
+	} else {
+		if (c->out_len + sizeof(h) + len > c->out_cap) {
+			size_t cap = (c->out_len + sizeof(h) + len) * 2;
+			char *n = realloc(c->out, cap);
+
+			if (!n) {
+				pthread_mutex_unlock(&c->lock);
+				return -ENOMEM;
+			}
+			c->out = n;
+			c->out_cap = cap;
+		}
+		memcpy(c->out + c->out_len, &h, sizeof(h));
+		memcpy(c->out + c->out_len + sizeof(h), p, len);
+		c->out_len += sizeof(h) + len;
+	}
+	pthread_mutex_unlock(&c->lock);
+	(void)!write(c->ctl->wake[1], "", 1);
+	return rc;
+}
+
+static int ctl_replyf(struct ctl_conn *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int ctl_replyf(struct ctl_conn *c, int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ctl_queue(c, VT_CTL_REPLY, status, msg, strlen(msg));
+}
+
+/* fopencookie write: trace text becomes VT_CTL_EVENTS messages. */
+static ssize_t ctl_events_write(void *cookie, const char *buf, size_t len)
+{
+	for (size_t off = 0; off < len; off += VT_CTL_MAX_PAYLOAD) {
+		size_t n = len - off < VT_CTL_MAX_PAYLOAD ? len - off : VT_CTL_MAX_PAYLOAD;
+
+		ctl_queue(cookie, VT_CTL_EVENTS, 0, buf + off, n);
+	}
+	return (ssize_t)len;
+}
+
+/* NUL-separated patterns from an untrusted payload into a filter. */
+static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
+{
+	struct errbuf err;
+	size_t off = 0, len = c->hdr.length;
+	int rc;
+
+	filter_init(f);
+	if (len && c->payload[len - 1]) {
+		ctl_replyf(c, -EINVAL, "malformed request: patterns must be NUL-terminated");
+		return -EINVAL;
+	}
+	while (off < len) {
+		const char *p = c->payload + off;
+		size_t n = strlen(p);
+
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x21 || (unsigned char)p[i] > 0x7e) {
+				ctl_replyf(c, -EINVAL, "malformed request: pattern with a control or space character");
+				return -EINVAL;
+			}
+		if (n && (rc = filter_add(f, p, &err))) {
+			ctl_replyf(c, rc, "bad pattern: %s", err.msg);
+			return rc;
+		}
+		off += n + 1;
+	}
+	return 0;
+}
+
+static void ctl_attach(struct ctl_conn *c)
+{
+	static const cookie_io_functions_t io = { .write = ctl_events_write };
+	struct errbuf err;
+	struct filter f;
+	char msg[512];
+	int rc;
+
+	if (c->client) {
+		ctl_replyf(c, -EBUSY, "this connection is already attached");
+		return;
+	}
+	if (ctl_parse_patterns(c, &f))
+		return;
+	if (!f.includes) {
+		ctl_replyf(c, -EINVAL, "attach needs at least one pattern to trace");
+		goto out;
+	}
+	c->events = fopencookie(c, "w", io);
+	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, &c->client, &err)) {
+		ctl_replyf(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
+	rc = tracer_attach(c->ctl->t, &f, c->client, msg, sizeof(msg), &err);
+	if (rc) {
+		tracer_client_free(c->client);
+		c->client = NULL;
+		c->events = NULL;
+		ctl_replyf(c, rc, "%s", err.msg);
+	} else {
+		ctl_replyf(c, 0, "%s", msg);
+	}
+out:
+	filter_destroy(&f);
+}
+
+/* The client's window ends: its events so far, then VT_CTL_END. */
+static void ctl_detach_self(struct ctl_conn *c)
+{
+	if (!c->client) {
+		ctl_replyf(c, -EINVAL, "this connection is not attached");
+		return;
+	}
+	tracer_detach_client(c->ctl->t, c->client);
+	tracer_client_free(c->client);	/* closes c->events: the last text is queued */
+	c->client = NULL;
+	c->events = NULL;
+	ctl_replyf(c, 0, "detached");
+	ctl_queue(c, VT_CTL_END, 0, "", 0);
+}
+
+static void ctl_detach(struct ctl_conn *c)
+{
+	struct filter f;
+	char msg[256];
+
+	if (ctl_parse_patterns(c, &f))
+		return;
+	tracer_detach_globs(c->ctl->t, f.count ? &f : NULL, msg, sizeof(msg));
+	ctl_replyf(c, 0, "%s", msg);
+	filter_destroy(&f);
+}
+
+static void ctl_status(struct ctl_conn *c)
+{
+	struct vm *vm = c->ctl->vm;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		ctl_replyf(c, -ENOMEM, "out of memory");
+		return;
+	}
+	fprintf(f, "vcpus: %u\n", vm->ncpus);
+	for (unsigned i = 0; i < vm->ncpus; i++)
+		fprintf(f, "vcpu %u: %s\n", i, vcpu_state_name(atomic_load(&vm->vcpus[i].state)));
+	tracer_status(c->ctl->t, f);
+	fclose(f);
+	ctl_queue(c, VT_CTL_REPLY, 0, buf, len);
+	free(buf);
+}
+
+static void ctl_handle(struct ctl_conn *c)
+{
+	switch (c->hdr.type) {
+	case VT_CTL_ATTACH: ctl_attach(c); break;
+	case VT_CTL_DETACH_SELF: ctl_detach_self(c); break;
+	case VT_CTL_DETACH: ctl_detach(c); break;
+	case VT_CTL_STATUS: ctl_status(c); break;
+	case VT_CTL_STOP:
+		ctl_replyf(c, 0, "stopping the guest");
+		vm_request_stop(c->ctl->vm, EXIT_OK, "stopped by 'vmmtrace stop'");
+		break;
+	default:
+		ctl_replyf(c, -EINVAL, "unknown request type %u", c->hdr.type);
+		break;
+	}
+}
+
+static void ctl_conn_free(struct control *ctl, unsigned i)
+{
+	struct ctl_conn *c = ctl->conns[i];
+
+	if (c->client) {	/* gone without detaching: release its slots */
+		tracer_detach_client(ctl->t, c->client);
+		tracer_client_free(c->client);
+	}
+	close(c->fd);
+	free(c->payload);
+	free(c->out);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	ctl->conns[i] = NULL;
+}
+
+static void ctl_accept(struct control *ctl)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct ctl_conn *c;
+	unsigned i;
+	int fd = accept4(ctl->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < CTL_MAX_CONNS && ctl->conns[i]; i++)
+		;
+	c = i < CTL_MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->ctl = ctl;
+	pthread_mutex_init(&c->lock, NULL);
+	ctl->conns[i] = c;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
+		ctl_replyf(c, -EACCES, "permission denied: peer uid %d is not the guest owner's",
+			   (int)cred.uid);
+		c->closing = 1;
+	}
+}
+
+/* Reads what is there; handles each complete request. Returns -1 to close. */
+static int ctl_read(struct ctl_conn *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (c->hdr_got < sizeof(c->hdr)) {
+			n = read(c->fd, (char *)&c->hdr + c->hdr_got, sizeof(c->hdr) - c->hdr_got);
+		} else {
+			n = c->hdr.length - c->pay_got;
+			n = n ? read(c->fd, c->payload + c->pay_got, n) : 0;
+			if (!c->hdr.length)
+				goto complete;
+		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		if (n == 0) {
+			if (c->hdr_got || c->pay_got)
+				ctl_replyf(c, -EPROTO, "truncated request: the connection ended mid-message");
+			c->closing = 1;
+			return 0;
+		}
+		if (!c->partial_since)
+			c->partial_since = ctl_now();
+		if (c->hdr_got < sizeof(c->hdr)) {
+			c->hdr_got += n;
+			if (c->hdr_got < sizeof(c->hdr))
+				continue;
+			if (c->hdr.magic != VT_CTL_MAGIC || c->hdr.version != VT_CTL_VERSION) {
+				ctl_replyf(c, -EPROTO, "not a vmmtrace control request (bad magic or version)");
+				c->closing = 1;
+				return 0;
+			}
+			if (c->hdr.length > VT_CTL_MAX_PAYLOAD) {
+				ctl_replyf(c, -EMSGSIZE, "request of %u bytes exceeds the limit of %u",
+					   c->hdr.length, VT_CTL_MAX_PAYLOAD);
+				c->closing = 1;
+				return 0;
+			}
+			free(c->payload);
+			c->payload = malloc(c->hdr.length + 1);
+			c->pay_got = 0;
+			if (!c->payload)
+				return -1;
+			if (c->hdr.length)
+				continue;
+		} else {
+			c->pay_got += n;
+			if (c->pay_got < c->hdr.length)
+				continue;
+		}
+complete:
+		c->payload[c->hdr.length] = 0;
+		ctl_handle(c);
+		c->hdr_got = c->pay_got = 0;
+		c->partial_since = 0;
+	}
+}
+
+/* Sends what is queued; -1 when the peer is gone. */
+static int ctl_write(struct ctl_conn *c)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&c->lock);
+	while (c->out_len) {
+		ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			rc = errno == EAGAIN || errno == EINTR ? 0 : -1;
+			break;
+		}
+		memmove(c->out, c->out + n, c->out_len - n);
+		c->out_len -= n;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+static void ctl_poll_once(struct control *ctl)
+{
+	struct pollfd fds[CTL_MAX_CONNS + 2];
+	unsigned idx[CTL_MAX_CONNS];
+	unsigned n = 2;
+	char drain[256];
+
+	fds[0] = (struct pollfd){ .fd = ctl->listen_fd, .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = ctl->wake[0], .events = POLLIN };
+	for (unsigned i = 0; i < CTL_MAX_CONNS; i++) {
+		struct ctl_conn *c = ctl->conns[i];
+
+		if (!c)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		fds[n] = (struct pollfd){ .fd = c->fd, .events = (c->closing ? 0 : POLLIN) |
+								(c->out_len ? POLLOUT : 0) };
+		pthread_mutex_unlock(&c->lock);
+		idx[n - 2] = i;
+		n++;
+	}
+	if (poll(fds, n, 200) < 0)
+		return;
+	if (fds[1].revents)
+		while (read(ctl->wake[0], drain, sizeof(drain)) > 0)
+			;
+	for (unsigned k = 2; k < n; k++) {
+		struct ctl_conn *c = ctl->conns[idx[k - 2]];
+		int gone = 0;
+
+		if (fds[k].revents & POLLIN)
+			gone = ctl_read(c) < 0;
+		if (!gone && c->partial_since && ctl_now() - c->partial_since > CTL_PARTIAL_NS) {
+			ctl_replyf(c, -ETIMEDOUT, "truncated request: incomplete after 5 s");
+			c->closing = 1;
+		}
+		if (!gone)
+			gone = ctl_write(c) < 0 || (fds[k].revents & (POLLERR | POLLHUP) && !(fds[k].revents & POLLIN));
+		pthread_mutex_lock(&c->lock);
+		gone |= c->closing && !c->out_len;
+		pthread_mutex_unlock(&c->lock);
+		if (gone)
+			ctl_conn_free(ctl, idx[k - 2]);
+	}
+	if (fds[0].revents & POLLIN)
+		ctl_accept(ctl);
+}
+
+static void *ctl_thread(void *arg)
+{
+	struct control *ctl = arg;
+
+	tracer_rcu_register();
+	while (!ctl->stop)
+		ctl_poll_once(ctl);
+	for (unsigned i = 0; i < CTL_MAX_CONNS; i++)
+		if (ctl->conns[i]) {
+			struct ctl_conn *c = ctl->conns[i];
+
+			if (c->client) {	/* the guest stopped: end the window cleanly */
+				tracer_detach_client(ctl->t, c->client);
+				tracer_client_free(c->client);
+				c->client = NULL;
+				ctl_queue(c, VT_CTL_END, 0, "", 0);
+			}
+			fcntl(c->fd, F_SETFL, 0);	/* the last words, blocking */
+			ctl_write(c);
+			ctl_conn_free(ctl, i);
+		}
+	tracer_rcu_unregister();
+	return NULL;
+}
+
+static int ctl_listen(struct control *ctl, const char *path, struct errbuf *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	mode_t old;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return err_set(err, ENAMETOOLONG, "--control path '%s' is too long", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return err_set(err, errno, "socket: %s", strerror(errno));
+	old = umask(0177);	/* the socket is born 0600: no window for others */
+	rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (rc || chmod(path, 0600) || listen(fd, 16)) {
+		rc = errno;
+		close(fd);
+		return err_set(err, rc, "cannot listen on '%s': %s", path, strerror(rc));
+	}
+	ctl->listen_fd = fd;
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	return 0;
+}
+
+int control_start(struct control **out, struct vm *vm, struct tracer *t, const char *path,
+		  struct errbuf *err)
+{
+	struct control *ctl = calloc(1, sizeof(*ctl));
+	int rc;
+
+	if (!ctl)
+		return err_set(err, ENOMEM, "out of memory");
+	ctl->vm = vm;
+	ctl->t = t;
+	if (pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK)) {
+		free(ctl);
+		return err_set(err, errno, "pipe: %s", strerror(errno));
+	}
+	if ((rc = ctl_listen(ctl, path, err)))
+		goto fail;
+	if ((rc = -pthread_create(&ctl->thread, NULL, ctl_thread, ctl))) {
+		err_set(err, -rc, "cannot start the control thread");
+		unlink(ctl->path);
+		close(ctl->listen_fd);
+		goto fail;
+	}
+	ctl->running = 1;
+	*out = ctl;
+	return 0;
+fail:
+	close(ctl->wake[0]);
+	close(ctl->wake[1]);
+	free(ctl);
+	return rc;
+}
+
+void control_stop(struct control *ctl)
+{
+	if (!ctl)
+		return;
+	ctl->stop = 1;
+	(void)!write(ctl->wake[1], "", 1);
+	if (ctl->running)
+		pthread_join(ctl->thread, NULL);
+	close(ctl->listen_fd);
+	unlink(ctl->path);
+	close(ctl->wake[0]);
+	close(ctl->wake[1]);
+	free(ctl);
+}
