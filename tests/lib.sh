@@ -12,7 +12,7 @@ STOCK_BZIMAGE="$VMMTRACE_CACHE/stock-bzImage"
 INITRAMFS="$VMMTRACE_CACHE/initramfs.cpio"
 T_FAILS=0
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vmmtrace-test.XXXXXX")
-trap 'rm -rf "$TMPD"' EXIT
+[ -n "${VMMTRACE_KEEP_TMP:-}" ] && echo "INFO: keeping $TMPD" || trap 'rm -rf "$TMPD"' EXIT
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; T_FAILS=$((T_FAILS + 1)); }

@@ -13,7 +13,7 @@
 #include "vmm/cmd.h"
 #include "vmm/ctl-client.h"
 
-#define ATTACH_MAX_GLOBS 64
+#define ATTACH_MAX_GLOBS 4096
 
 static const char attach_usage[] =
 	"usage: vmmtrace attach SOCKET --trace GLOB [--trace GLOB]... [options]\n"
