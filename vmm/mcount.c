@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/slot.h"
 #include "vmm/mcount.h"
 
 #define MCOUNT_MAX_SLOTS (1u << 24)
@@ -22,7 +23,6 @@
 #define MCOUNT_X86_STUB_HI 0xffffffff80000000ULL
 #define X86_CALL_LEN 5
 
-static const uint8_t x86_nop5[X86_CALL_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const uint8_t x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
 const char *mcount_state_name(enum mcount_state state)
@@ -38,22 +38,23 @@ const char *mcount_state_name(enum mcount_state state)
 enum mcount_state mcount_classify_x86(const uint8_t *b, size_t len, uint64_t slot,
 				      uint64_t fentry, uint64_t stub_lo, uint64_t stub_hi)
 {
-	int32_t rel;
-	uint64_t target;
+	/* The arch layer decides what the bytes are; only the stub window is ours. */
+	struct slot_ctx ctx = { .slot_pc = slot, .original_target = fentry, .our_target = 0 };
+	uint64_t target = 0;
 
 	if (len < X86_CALL_LEN)
 		return MCOUNT_UNKNOWN;
-	if (!memcmp(b, x86_nop5, X86_CALL_LEN))
+	switch (slot_classify(&slot_ops_x86_64, &ctx, b, &target)) {
+	case SLOT_ORIGINAL:
+		return fentry ? MCOUNT_FENTRY : MCOUNT_UNKNOWN;
+	case SLOT_DISABLED:
 		return MCOUNT_NOP;
-	if (b[0] != 0xe8)
+	case SLOT_ENABLED:
+	case SLOT_ENABLED_ELSEWHERE:
+		return target >= stub_lo && target < stub_hi ? MCOUNT_STUB : MCOUNT_UNKNOWN;
+	default:
 		return MCOUNT_UNKNOWN;
-	memcpy(&rel, b + 1, 4);
-	target = slot + X86_CALL_LEN + (int64_t)rel;
-	if (fentry && target == fentry)
-		return MCOUNT_FENTRY;
-	if (target >= stub_lo && target < stub_hi)
-		return MCOUNT_STUB;
-	return MCOUNT_UNKNOWN;
+	}
 }
 
 /* How far past a function's first byte its slot may sit (x86_64 IBT: ENDBR64). */
