@@ -52,6 +52,8 @@ const struct slot_ops *arch_slot_ops(void);
  */
 int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n,
 			      struct errbuf *err);
+/* The vCPU's instruction pointer (a paused vCPU, or from its own thread). */
+int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc);
 /* At a function's first instruction: the stack pointer and the return address. */
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
 /* The guest's timestamp-counter frequency in kHz, as KVM reports it. */

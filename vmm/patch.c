@@ -119,18 +119,27 @@ size_t patch_unwant_all(struct patch_set *ps, const struct filter *f)
 	return n;
 }
 
-/* Writes next over the slot's bytes: the whole instructions that differ. */
-static void patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t *next,
-			struct patch_result *res)
+/*
+ * Writes next over the slot's bytes: the whole instructions that differ,
+ * unless a paused vCPU would resume in the middle of them (the arch layer
+ * decides). Returns 0 when the slot now holds next.
+ */
+static int patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t *next,
+		       struct patch_result *res)
 {
 	struct slot_change chg;
 
 	if (slot_plan_change(ps->ops, s->va, s->hva, next, &chg) || !chg.len) {
 		res->already++;
-		return;
+		return 0;
+	}
+	if (ps->npcs && slot_change_check_pcs(&chg, ps->pcs, ps->npcs, NULL)) {
+		res->busy++;
+		return -EBUSY;
 	}
 	memcpy(s->hva + chg.offset, chg.bytes + chg.offset, chg.len);
 	res->written++;
+	return 0;
 }
 
 static void patch_foreign(struct patch_slot *s, struct patch_result *res)
@@ -160,18 +169,18 @@ static void patch_sync_slot(struct patch_set *ps, struct patch_slot *s, struct p
 			return;
 		}
 		memcpy(s->saved, s->hva, n);
-		patch_write(ps, s, next, res);
-		s->enabled = 1;
+		if (!patch_write(ps, s, next, res))
+			s->enabled = 1;
 	} else if (s->clients) {
 		if (cur == SLOT_ENABLED)
 			res->already++;
 		else
 			patch_foreign(s, res);	/* someone else rewrote our call */
 	} else if (s->enabled) {
-		if (cur == SLOT_ENABLED)
-			patch_write(ps, s, s->saved, res);
-		else
+		if (cur != SLOT_ENABLED)
 			patch_foreign(s, res);
+		else if (patch_write(ps, s, s->saved, res))
+			return;		/* still ours: the next change set retries */
 		s->enabled = 0;
 	}
 }

@@ -50,6 +50,9 @@ struct patch_set {
 	size_t count;
 	size_t held;
 	enum patch_phase phase;
+	/* The paused vCPUs' PCs: a change that one of them would run half of waits. */
+	const uint64_t *pcs;
+	size_t npcs;
 };
 
 struct patch_result {
@@ -57,6 +60,7 @@ struct patch_result {
 	size_t already;			/* already in the wanted state */
 	size_t foreign;			/* in a state not ours to change: left alone */
 	size_t deferred;		/* wanted, applied when ftrace_init returns */
+	size_t busy;			/* a paused vCPU sits inside the bytes: not written */
 	const char *foreign_example;
 };
 

@@ -110,6 +110,39 @@ static void tracer_quiesce(struct tracer *t, struct vcpu *self)
 	log_warn("a vCPU stayed inside the stub: a record may reach the wrong window");
 }
 
+/*
+ * With the vCPUs paused: the slots follow the claims. A change a paused
+ * vCPU would run half of (never on x86_64, whose slot is one instruction;
+ * multi-instruction slots elsewhere) waits: the guest runs a moment and the
+ * change is tried again.
+ */
+static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_result *res)
+{
+	uint64_t pcs[VM_MAX_CPUS];
+	struct timespec nap = { 0, 200 * 1000 };
+
+	for (int tries = 0;; tries++) {
+		size_t n = 0;
+
+		for (unsigned i = 0; i < t->vm->ncpus; i++)
+			if (!arch_vcpu_pc(&t->vm->vcpus[i], &pcs[n]))
+				n++;
+		t->ps.pcs = pcs;
+		t->ps.npcs = n;
+		patch_sync(&t->ps, res);
+		t->ps.pcs = NULL;
+		t->ps.npcs = 0;
+		if (!res->busy || tries == QUIESCE_TRIES)
+			break;
+		/* Lock order is pause, then change_lock: drop it while the guest runs. */
+		pthread_mutex_unlock(&t->change_lock);
+		vm_resume(t->vm);
+		nanosleep(&nap, NULL);
+		vm_pause(t->vm, self);
+		pthread_mutex_lock(&t->change_lock);
+	}
+}
+
 int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
 		  struct patch_result *res)
 {
@@ -124,7 +157,7 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 	pthread_mutex_lock(&t->change_lock);
 	rc = fn ? fn(t, arg) : 0;
 	if (!rc) {
-		patch_sync(&t->ps, res);
+		tracer_sync_slots(t, self, res);
 		rt = routes_build(&t->ps);
 		if (rt) {
 			old = t->routes;

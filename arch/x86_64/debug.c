@@ -39,6 +39,16 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 	return rc < 0 ? rc : 0;
 }
 
+int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	struct kvm_regs regs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0)
+		return -EIO;
+	*pc = regs.rip;
+	return 0;
+}
+
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
 {
 	struct kvm_regs regs;
