@@ -93,7 +93,7 @@ long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final
 				*in_flight = 1;
 				break;
 			}
-			r->lost++;	/* reserved but never committed */
+			r->unfinished++;	/* reserved, but the guest stopped before committing */
 			r->pos++;
 			continue;
 		}

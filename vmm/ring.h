@@ -39,7 +39,8 @@ struct ring_view {
 	uint64_t pos;			/* next index to consume */
 	uint64_t head_seen;
 	uint64_t consumed;
-	uint64_t lost;			/* overwritten before read, or torn at the end */
+	uint64_t lost;			/* overwritten before they were read */
+	uint64_t unfinished;		/* reserved, never committed: the guest stopped mid-record */
 	uint64_t stub_dropped;		/* the stub's own count (validated) */
 	uint64_t rejected;		/* header or record values rejected */
 	int broken;

@@ -201,7 +201,7 @@ static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_
 {
 	*lost = *stub_dropped = *rejected = 0;
 	for (unsigned i = 0; i < t->nrings; i++) {
-		*lost += t->rings[i].lost;
+		*lost += t->rings[i].lost + t->rings[i].unfinished;
 		*stub_dropped += t->rings[i].stub_dropped;
 		*rejected += t->rings[i].rejected + (t->rings[i].broken ? 1 : 0);
 	}
@@ -219,6 +219,10 @@ static void tracer_summary(struct tracer *t)
 		atomic_load(&t->doorbells), (unsigned long long)(stub_dropped + lost),
 		(unsigned long long)stub_dropped, (unsigned long long)lost,
 		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : t->cfg.mode == TRACE_EXIT ? "exit" : "overwrite");
+	for (unsigned i = 0; i < t->nrings; i++)
+		if (t->rings[i].unfinished)
+			fprintf(stderr, "vmmtrace: trace: %llu record(s) on CPU %u unfinished: the guest stopped while inside the stub\n",
+				(unsigned long long)t->rings[i].unfinished, i);
 	if (t->ftrace_init && !t->handed_over && t->ps.phase != PATCH_PHASE_EARLY)
 		fprintf(stderr, "vmmtrace: trace: the guest did not finish ftrace_init while traced\n");
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
