@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What `make check` needs before it builds and runs the tests, on a machine
+# where scripts/setup.sh may never have run: the Debian packages (installed
+# when we are root or have password-less sudo, otherwise named in a warning)
+# and the cached test guests (Debian's stock kernel, the lean kernel, the
+# initramfs). Quick when everything is there already.
+#
+# scripts/setup.sh sources this file for the package list and the steps.
+set -euo pipefail
+prep_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$prep_here/common.sh"
+
+# Every Debian 12 package the project uses, and why (README "Dependencies").
+PREP_PACKAGES=(
+	gcc make pkg-config				# build
+	linux-libc-dev					# <linux/kvm.h>, <asm/bootparam.h>
+	liblzma-dev zlib1g-dev libzstd-dev liblz4-dev libbz2-dev lzma	# kernel payloads
+	liburcu-dev					# data shared between threads
+	libfdt-dev					# device trees (arm64 guests)
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
+	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
+	qemu-system-x86					# the reference host
+	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
+	clang						# fuzzing
+)
+# The cross tools of the slot tests (scripts/packages-arch.txt, one a line).
+while IFS= read -r prep_line; do
+	prep_line=${prep_line%%#*}
+	for prep_pkg in $prep_line; do PREP_PACKAGES+=("$prep_pkg"); done
+done <"$prep_here/packages-arch.txt"
+
+# Prints the packages of PREP_PACKAGES that are not installed.
+prep_missing_packages() {
+	local installed
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PREP_PACKAGES[@]}" 2>/dev/null |
+		awk '$2 == "installed" { print $1 }' || true)
+	for p in "${PREP_PACKAGES[@]}"; do
+		grep -qx "$p" <<<"$installed" || echo "$p"
+	done | sort -u
+}
+
+# Sets PREP_SUDO to how we become root: "" as root, "sudo" otherwise.
+# With "noninteractive", only password-less sudo counts. Fails without either.
+prep_find_root() {
+	PREP_SUDO=
+	[ "$(id -u)" = 0 ] && return 0
+	command -v sudo >/dev/null 2>&1 || return 1
+	if [ "${1:-}" = noninteractive ]; then
+		sudo -n true 2>/dev/null || return 1
+	fi
+	PREP_SUDO=sudo
+}
+
+prep_apt_lists_present() {
+	compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null
+}
+
+prep_apt_update() {
+	say "apt-get update"
+	$PREP_SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+}
+
+# Installs what is missing. Runs apt-get update only when something must be
+# installed, when there are no package lists at all (fetch-debian-kernel.sh
+# resolves the kernel from them), or when SETUP_APT_UPDATE=1.
+prep_install_packages() {
+	local missing
+	missing=$(prep_missing_packages | tr '\n' ' ')
+	if [ -z "$missing" ] && prep_apt_lists_present && [ "${SETUP_APT_UPDATE:-0}" != 1 ]; then
+		say "all ${#PREP_PACKAGES[@]} packages are installed"
+		return 0
+	fi
+	prep_apt_update
+	[ -n "$missing" ] || return 0
+	say "installing: $missing"
+	# shellcheck disable=SC2086
+	$PREP_SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing </dev/null
+}
+
+# Fetches or builds every cached guest the tests boot.
+prep_guests() {
+	if ! "$prep_here/fetch-debian-kernel.sh"; then
+		# Stale package lists can name a kernel the mirror no longer has.
+		prep_find_root noninteractive || die "cannot fetch Debian's kernel (apt-get update as root may help)"
+		prep_apt_update
+		"$prep_here/fetch-debian-kernel.sh"
+	fi
+	"$prep_here/build-lean-kernel.sh"
+	"$prep_here/build-initramfs.sh"
+}
+
+prep_main() {
+	local missing
+	if prep_find_root noninteractive; then
+		prep_install_packages
+	else
+		missing=$(prep_missing_packages | tr '\n' ' ')
+		[ -z "$missing" ] || say "WARNING: not root, cannot install missing packages: $missing" \
+			"(run scripts/setup.sh, or: sudo apt-get install $missing)"
+	fi
+	prep_guests
+	say "test prerequisites ready (cache: $VMMTRACE_CACHE)"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	prep_main "$@"
+fi

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The lean test kernel on two vCPUs, booted to the test /init
+# (docs/TEST-GUEST.md) and back: both CPUs come up, /init runs its cpus and
+# uname steps, the guest reboots and vmmtrace exits 0 with the console on its
+# stdout. Guest kernel code may be emulated here (about 80 s to /init), so
+# one boot serves every check; a hang is cut off after LEAN_TIMEOUT seconds.
+. "$(dirname "$0")/../lib.sh"
+require_kvm
+require_file "$VMMTRACE"
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+timeout_s=${LEAN_TIMEOUT:-600}
+raw=$TMPD/stdout out=$TMPD/console err=$TMPD/stderr
+not_grep() { ! grep -q "$@"; }
+
+start=$(date +%s)
+# -v: the exit reason goes to stderr even when the status is 0.
+timeout -k 30 -s INT "$timeout_s" "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" \
+	--cpus 2 --cmdline "vmmtrace.steps=cpus,uname vmmtrace.expect_cpus=2" -v \
+	</dev/null >"$raw" 2>"$err"
+rc=$?
+echo "INFO: lean kernel, 2 vCPUs: exit status $rc after $(( $(date +%s) - start )) s"
+tr -d '\r' <"$raw" >"$out"
+grep -E '^VMMTRACE-|Brought up|Run /init|reboot:' "$out" | sed 's/^/    console: /'
+grep -v 'compat assist' "$err" | sed 's/^/    stderr: /'
+
+check "vmmtrace exits 0 after the guest reboots (status $rc)" [ "$rc" = 0 ]
+check "it was not cut off by the ${timeout_s} s timeout nor killed by a signal" [ "$rc" -lt 124 ]
+check "stdout carries the guest console from the first kernel line" \
+	grep -q '^\[ *0\.000000\] Linux version ' "$out"
+check "the kernel brought up both vCPUs" grep -q 'smp: Brought up 1 node, 2 CPUs' "$out"
+check "the kernel started /init" grep -q 'Run /init as init process' "$out"
+check "/init started" grep -qx 'VMMTRACE-INIT: start' "$out"
+check "cpus step passed" grep -q '^VMMTRACE-RESULT cpus PASS 2 CPUs online' "$out"
+check "cpus step counted 2 online CPUs" grep -qE '^VMMTRACE-STEP cpus: .*\bcount=2( |$)' "$out"
+check "... and init may run on both (nproc=2)" grep -qE '^VMMTRACE-STEP cpus: .*\bnproc=2( |$)' "$out"
+check "uname step passed on x86_64" grep -qE '^VMMTRACE-STEP uname: .*\bmachine=x86_64( |$)' "$out"
+check "... naming the kernel release" grep -qE '^VMMTRACE-RESULT uname PASS [0-9]+\.[0-9]+' "$out"
+check "/init finished every step: done passed=2 failed=0" \
+	grep -qx 'VMMTRACE-INIT: done passed=2 failed=0' "$out"
+check "the guest rebooted" grep -q 'reboot: Restarting system' "$out"
+check "vmmtrace reports the reboot as the exit reason" grep -q 'guest rebooted' "$err"
+check "no kernel panic on the console" not_grep 'Kernel panic' "$out"
+finish
