@@ -24,6 +24,7 @@
 
 #define BOOT_DEFAULT_MEM   (512ULL << 20)
 #define BOOT_MAX_MEM       (64ULL << 30)
+#define BOOT_MIN_MEM       (64ULL << 20)
 #define BOOT_MAX_INITRD    (1ULL << 30)
 #define BOOT_CMDLINE_MAX   4096
 #define BOOT_MAX_GLOBS     64
@@ -192,6 +193,13 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'm':
 			if (parse_size(optarg, &o->mem))
 				return boot_fail("--mem '%s' is not a size up to 64G (e.g. 512M, 2G)", optarg);
+			if (o->mem < BOOT_MIN_MEM) {
+				fprintf(stderr, "vmmtrace boot: --mem %llu MiB is too small (at least %llu MiB)\n",
+					(unsigned long long)(o->mem >> 20), BOOT_MIN_MEM >> 20);
+				return EXIT_BAD_INPUT;
+			}
+			if (o->mem & 4095)
+				return boot_fail("--mem %s is not a whole number of 4K pages", optarg);
 			break;
 		case 'k':
 			if (compat_parse_mode(optarg, &o->compat))
@@ -247,14 +255,18 @@ out:
 	return rc;
 }
 
-static void boot_compose_cmdline(const struct boot_opts *o, int compat, char *buf, size_t len)
+/* The whole command line, however long: its length is checked against the kernel's limit later. */
+static char *boot_compose_cmdline(const struct boot_opts *o, int compat)
 {
-	if (o->cmdline_replace) {
-		snprintf(buf, len, "%s%s", o->cmdline_replace, o->cmdline_extra);
-		return;
-	}
-	snprintf(buf, len, "%s%s%s%s", arch_default_cmdline(), compat ? " " : "",
-		 compat ? arch_compat_cmdline() : "", o->cmdline_extra);
+	char *buf = NULL;
+	int rc;
+
+	if (o->cmdline_replace)
+		rc = asprintf(&buf, "%s%s", o->cmdline_replace, o->cmdline_extra);
+	else
+		rc = asprintf(&buf, "%s%s%s%s", arch_default_cmdline(), compat ? " " : "",
+			      compat ? arch_compat_cmdline() : "", o->cmdline_extra);
+	return rc < 0 ? NULL : buf;
 }
 
 /* SIGINT/SIGTERM/SIGHUP are taken by vm_run's wait; the kick signal only by vCPUs. */
@@ -306,10 +318,9 @@ static void boot_report(const struct boot_opts *o, struct vm *vm, int status)
 		compat_report(&vm->compat, stderr);
 }
 
-static int boot_run(const struct boot_opts *o, struct kernel_image *img,
-		    const uint8_t *initrd, size_t initrd_size)
+static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
+		       const uint8_t *initrd, size_t initrd_size, char *cmdline)
 {
-	char cmdline[BOOT_CMDLINE_MAX * 2];
 	struct vm_config cfg = {
 		.kernel_path = o->kernel, .initrd_path = o->initrd, .cmdline = cmdline,
 		.ncpus = o->ncpus, .mem_size = o->mem, .compat = compat_resolve(o->compat),
@@ -325,7 +336,6 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 		fprintf(stderr, "vmmtrace boot: cannot open --console '%s': %s\n", o->console, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
-	boot_compose_cmdline(o, cfg.compat, cmdline, sizeof(cmdline));
 	log_info("compat layer %s; command line: %s", cfg.compat ? "on" : "off", cmdline);
 	if (vcpu_init_signals(&err) || vm_create(&vm, &cfg, &err)) {
 		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
@@ -362,6 +372,21 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 out:
 	vm_destroy(&vm);
 	tracer_destroy(tracer);
+	return status;
+}
+
+static int boot_run(const struct boot_opts *o, struct kernel_image *img,
+		    const uint8_t *initrd, size_t initrd_size)
+{
+	char *cmdline = boot_compose_cmdline(o, compat_resolve(o->compat));
+	int status;
+
+	if (!cmdline) {
+		fprintf(stderr, "vmmtrace boot: out of memory\n");
+		return EXIT_FAILURE_RUN;
+	}
+	status = boot_run_vm(o, img, initrd, initrd_size, cmdline);
+	free(cmdline);
 	return status;
 }
 
