@@ -71,14 +71,27 @@ static void patch_recount(struct patch_set *ps)
 		ps->held += ps->slots[i].clients != 0;
 }
 
-size_t patch_want(struct patch_set *ps, const struct filter *f, unsigned client)
+uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t *n)
+{
+	uint8_t *sel = calloc(ps->count ? ps->count : 1, 1);
+
+	*n = 0;
+	for (size_t i = 0; sel && i < ps->count; i++)
+		if (filter_match(f, ps->slots[i].name)) {
+			sel[i] = 1;
+			(*n)++;
+		}
+	return sel;
+}
+
+size_t patch_want(struct patch_set *ps, const uint8_t *sel, unsigned client)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ps->count; i++) {
 		struct patch_slot *s = &ps->slots[i];
 
-		if (!s->dead && filter_match(f, s->name)) {
+		if (!s->dead && sel[i]) {
 			s->clients |= 1ULL << client;
 			n++;
 		}
@@ -103,14 +116,14 @@ size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned clien
 	return n;
 }
 
-size_t patch_unwant_all(struct patch_set *ps, const struct filter *f)
+size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ps->count; i++) {
 		struct patch_slot *s = &ps->slots[i];
 
-		if (s->clients && (!f || filter_match(f, s->name))) {
+		if (s->clients && (!sel || sel[i])) {
 			s->clients = 0;
 			n++;
 		}

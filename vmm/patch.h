@@ -71,12 +71,17 @@ int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
 	       struct errbuf *err);
 void patch_destroy(struct patch_set *ps);
 
-/* Marks the slots matching f as wanted by client (no write yet); returns how many. */
-size_t patch_want(struct patch_set *ps, const struct filter *f, unsigned client);
+/*
+ * The slots matching f, as a byte per slot (malloc'ed; NULL on ENOMEM).
+ * Names never change, so this runs before the pause, keeping it short.
+ */
+uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t *n);
+/* Marks the selected slots as wanted by client (no write yet); returns how many. */
+size_t patch_want(struct patch_set *ps, const uint8_t *sel, unsigned client);
 /* Drops client's claim on the slots matching f (all of them with f NULL). */
 size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned client);
-/* Drops every client's claim on the slots matching f (all with NULL). */
-size_t patch_unwant_all(struct patch_set *ps, const struct filter *f);
+/* Drops every client's claim on the selected slots (all with NULL). */
+size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel);
 /*
  * Brings every live slot's bytes in line with the claims and the phase:
  * held -> our call; not held -> the phase's form. Call with every vCPU

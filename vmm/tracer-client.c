@@ -213,7 +213,7 @@ void tracer_client_free(struct trace_client *c)
 
 struct attach_arg {
 	struct trace_client *c;
-	const struct filter *f;
+	const uint8_t *sel;
 	size_t matched;
 };
 
@@ -228,18 +228,23 @@ static int attach_fn(struct tracer *t, void *p)
 		return -EUSERS;
 	a->c->id = id;
 	rcu_assign_pointer(t->clients[id], a->c);
-	a->matched = patch_want(&t->ps, a->f, id);
+	a->matched = patch_want(&t->ps, a->sel, id);
 	return 0;
 }
 
 int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
 		  char *msg, size_t len, struct errbuf *err)
 {
-	struct attach_arg a = { c, f, 0 };
+	struct attach_arg a = { c, NULL, 0 };
 	struct patch_result res;
+	size_t n;
 	int rc;
 
+	a.sel = patch_match(&t->ps, f, &n);
+	if (!a.sel)
+		return err_set(err, ENOMEM, "out of memory");
 	rc = tracer_change(t, NULL, attach_fn, &a, &res);
+	free((void *)a.sel);
 	if (rc)
 		return err_set(err, rc, rc == -EUSERS ? "too many clients (at most %d)" : "attach failed (%d)",
 			       rc == -EUSERS ? PATCH_MAX_CLIENTS : rc);
@@ -273,7 +278,7 @@ void tracer_detach_client(struct tracer *t, struct trace_client *c)
 }
 
 struct detach_arg {
-	const struct filter *f;
+	const uint8_t *sel;
 	size_t n;
 };
 
@@ -281,15 +286,21 @@ static int detach_globs_fn(struct tracer *t, void *p)
 {
 	struct detach_arg *a = p;
 
-	a->n = patch_unwant_all(&t->ps, a->f);
+	a->n = patch_unwant_all(&t->ps, a->sel);
 	return 0;
 }
 
 int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len)
 {
-	struct detach_arg a = { f, 0 };
+	struct detach_arg a = { NULL, 0 };
 	struct patch_result res;
-	int rc = tracer_change(t, NULL, detach_globs_fn, &a, &res);
+	size_t n;
+	int rc;
+
+	if (f && !(a.sel = patch_match(&t->ps, f, &n)))
+		return -ENOMEM;
+	rc = tracer_change(t, NULL, detach_globs_fn, &a, &res);
+	free((void *)a.sel);
 
 	snprintf(msg, len, "released %zu slots (%zu written back, %zu left alone); %zu still held",
 		 a.n, res.written, res.foreign, t->ps.held);
