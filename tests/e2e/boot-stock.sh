@@ -10,7 +10,7 @@
 #
 # Speed: guest kernel code is emulated here, and three initcalls that do
 # nothing a VMM takes part in cost most of this kernel's boot (measured with
-# initcall_debug, guest seconds on a loaded 2-CPU host, ~800 s to /init):
+# initcall_debug, guest seconds on a loaded 2-CPU host, 793 s to /init):
 # creating the tracefs event directories (tracer_init_tracefs's work, which
 # init_kprobe_trace waits for: 215 s), parsing the vmlinux BTF to register
 # tcp_cubic's kfuncs (cubictcp_register: 178 s) and /sys/kernel/slab
@@ -34,10 +34,17 @@ start=$(date +%s)
 	--cmdline "vmmtrace.steps=cpus,uname $speedup" </dev/null >"$fifo" 2>"$err" &
 pid=$!
 # Over budget: SIGINT, and SIGKILL should even that not stop it.
-( sleep "$budget"; kill -INT "$pid"; sleep 30; kill -KILL "$pid" ) 2>/dev/null &
+(
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	sleep "$budget" & nap=$!; wait "$nap"; kill -INT "$pid"
+	sleep 30 & nap=$!; wait "$nap"; kill -KILL "$pid"
+) 2>/dev/null &
 watchdog=$!
 
-smp_at='' free_at='' init_at='' term_at=''
+smp_at='' free_at='' init_at='' term_at='' cpu_s=''
+# CPU seconds a process has used: on a shared machine, how much of the wall
+# time the guest actually ran.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
 # Reads the console as it comes, so that SIGTERM follows the marker at once:
 # the stock kernel panics soon after it starts /init here.
 while IFS= read -r line; do
@@ -50,6 +57,7 @@ while IFS= read -r line; do
 	*"$INIT_MARK"*)
 		if [ -z "$init_at" ]; then
 			init_at=$now
+			cpu_s=$(cpu_seconds "$pid")
 			kill -TERM "$pid"
 			term_at=$(date +%s)
 		fi
@@ -64,9 +72,9 @@ wait "$watchdog" 2>/dev/null
 
 echo "INFO: stock kernel: smp_init done after ${smp_at:--} s, $FREE_MARK after ${free_at:--} s"
 if [ -n "$init_at" ]; then
-	echo "INFO: stock kernel reached /init after $init_at s; vmmtrace stopped ${stop_s} s after SIGTERM, status $rc"
+	echo "INFO: stock kernel reached /init after $init_at s (vmmtrace used ${cpu_s:-?} s of CPU${speedup:+; $speedup}); vmmtrace stopped ${stop_s} s after SIGTERM, status $rc"
 else
-	echo "INFO: stock kernel did not reach /init within ${budget} s (status $rc); its last line: $(tail -n 1 "$out")"
+	echo "INFO: stock kernel did not reach /init within ${budget} s (status $rc, load average $(cut -d' ' -f1-3 /proc/loadavg)); its last line: $(tail -n 1 "$out")"
 fi
 grep -E 'Linux version|Brought up|Freeing unused|Run /init|Kernel panic' "$out" | sed 's/^/    console: /'
 sed 's/^/    stderr: /' "$err"
