@@ -31,7 +31,7 @@ wait_console() {	# PATTERN SECONDS
 		sleep 0.5
 	done
 }
-if ! wait_console "VMMTRACE-STEP mark-loop: started" 600; then
+if ! wait_console "VMMTRACE-STEP mark-loop: started" 900; then
 	fail "the guest did not start markloop"; kill "$vt"; tail -5 "$TMPD/console"; finish
 fi
 sleep 2
