@@ -118,8 +118,8 @@ bad "--mem 64M: the lean kernel fits, a 60 MiB initrd does not" \
 	"$LEAN_BZIMAGE" --mem 64M --initrd "$TMPD/initrd-60M"
 bad "a command line longer than the kernel takes" "kernel command line is 3[0-9]{3} bytes, the kernel accepts 2047" \
 	"$LEAN_BZIMAGE" --cmdline "$(long 3000)"
-# Bad input too, but vmmtrace (Nov 2026) exits 1 with KVM's EINVAL for the
-# sizes, and reports a --cmdline-replace past 8 KiB as 8191 bytes long.
+# Regressions: these sizes used to reach KVM and fail there with status 1,
+# and a --cmdline-replace past 8 KiB was reported as 8191 bytes long.
 bad "--mem 0" "--mem.*(0|too small)" "$LEAN_BZIMAGE" --mem 0
 bad "--mem 1K, below the minimum and not whole pages" "--mem.*(too small|1K)" "$LEAN_BZIMAGE" --mem 1K
 bad "--mem 65537K, not whole pages" "--mem.*65537K?" "$LEAN_BZIMAGE" --mem 65537K
