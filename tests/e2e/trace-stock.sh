@@ -91,6 +91,7 @@ check "tens of thousands of slots held ($4)" [ "${4/-/0}" -ge 10000 ]
 # doorbell count is reported, whatever it is (trace-reference.sh forces it).
 check "the doorbell count is reported ($5)" grep -qE '^[0-9]+$' <<<"$5"
 check "mode lossless" [ "$9" = lossless ]
+check "no record left unfinished at the stop" eval "! grep -q 'unfinished' '$TMPD/all.err'"
 check "start_kernel traced exactly once" [ "$(funcs "$TMPD/all.trace" | grep -cx start_kernel)" = 1 ]
 # head64.c has no fentry slots: before start_kernel come only the calls
 # x86_64_start_kernel makes (idt_setup_early_handler, copy_bootdata, ...),
