@@ -55,7 +55,7 @@ check "/init finished every step: done passed=3 failed=0" \
 orc=$?
 grep '^FAIL' "$TMPD/oracle" | head -5 | sed 's/^FAIL/    mismatch/'
 check "all $nnames names in the guest's /proc/kallsyms equal the recovered symbols ($(grep -c '^PASS' "$TMPD/oracle") match)" \
-	[ "$orc" = 0 ] -a "$(grep -c '^PASS' "$TMPD/oracle")" = "$nnames"
+	[ "$orc" = 0 -a "$(grep -c '^PASS' "$TMPD/oracle")" = "$nnames" ]
 check "the guest rebooted" grep -q 'reboot: Restarting system' "$out"
 check "vmmtrace reports the reboot as the exit reason" grep -q 'guest rebooted' "$err"
 check "no kernel panic on the console" not_grep 'Kernel panic' "$out"
