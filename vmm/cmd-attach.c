@@ -151,8 +151,8 @@ int cmd_attach(int argc, char **argv)
 		fprintf(stderr, "vmmtrace attach: %s\n", err.msg);
 		return EXIT_BAD_INPUT;
 	}
-	rc = ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);
-	while (!rc && !(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
+	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
+	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
 		if (h.type == VT_CTL_EVENTS)
 			fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {

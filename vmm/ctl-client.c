@@ -101,8 +101,13 @@ int ctl_request(const char *path, uint16_t type, const void *payload, uint32_t l
 
 	if (fd < 0)
 		return fd;
-	rc = ctl_send(fd, type, 0, payload, len);
-	while (!rc && !(rc = ctl_recv(fd, &h, reply, max)) && h.type != VT_CTL_REPLY)
+	/*
+	 * A failed send is not the answer: the server may refuse a peer as it
+	 * accepts it (SO_PEERCRED) and close before our request is written; its
+	 * reply is still queued on our side, so read it either way.
+	 */
+	ctl_send(fd, type, 0, payload, len);
+	while (!(rc = ctl_recv(fd, &h, reply, max)) && h.type != VT_CTL_REPLY)
 		;
 	close(fd);
 	if (rc)
