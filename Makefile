@@ -61,6 +61,7 @@ guest-stub::
 check:
 	scripts/prepare-tests.sh
 	$(MAKE) all
+	$(MAKE) O=$(O)/san SAN=address,undefined all
 	tests/run-all.sh
 
 unit: $(UNIT_BIN)

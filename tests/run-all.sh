@@ -6,20 +6,35 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tiers=${*:-unit kvm e2e}
+tiers=${*:-unit kvm san e2e}
+# The "san" tier: the unit binaries and the KVM tests again, built with
+# SAN=address,undefined into build/san (make check builds it); any report
+# stops the program, so it fails the test.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 logdir=build/test-logs
 mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 for tier in $tiers; do
-	for t in build/tests/$tier/test-* tests/$tier/*.sh; do
+	case $tier in
+	san) list="build/san/tests/unit/test-* tests/kvm/*.sh" ;;
+	*) list="build/tests/$tier/test-* tests/$tier/*.sh" ;;
+	esac
+	for t in $list; do
 		[ -x "$t" ] || [ -f "$t" ] || continue
 		case "$t" in *.d|*.o) continue ;; esac
 		name=$tier/$(basename "$t")
+		[ "$tier" != san ] || name=san/$(basename "$(dirname "$t")")/$(basename "$t")
 		log=$logdir/${name//\//_}.log
 		start=$(date +%s)
 		echo "== $name"
-		if [ "${t##*.}" = sh ]; then bash "$t" >"$log" 2>&1; else "$t" >"$log" 2>&1; fi
+		if [ "$tier" = san ] && [ "${t##*.}" = sh ]; then
+			VMMTRACE=$top/build/san/vmmtrace bash "$t" >"$log" 2>&1
+		elif [ "${t##*.}" = sh ]; then bash "$t" >"$log" 2>&1; else "$t" >"$log" 2>&1; fi
 		rc=$?
+		if grep -qE '^(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|.*: runtime error: )' "$log"; then
+			echo "FAIL: $name: sanitizer report (see $log)" >>"$log"
+		fi
 		p=$(grep -c '^PASS:' "$log"); f=$(grep -c '^FAIL:' "$log"); s=$(grep -c '^SKIP:' "$log")
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$f" = 0 ]; then
 			echo "FAIL: $name exited with status $rc" >>"$log"; f=1
