@@ -193,9 +193,9 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'm':
 			if (parse_size(optarg, &o->mem))
 				return boot_fail("--mem '%s' is not a size up to 64G (e.g. 512M, 2G)", optarg);
-			if (o->mem < BOOT_MIN_MEM) {
-				fprintf(stderr, "vmmtrace boot: --mem %llu MiB is too small (at least %llu MiB)\n",
-					(unsigned long long)(o->mem >> 20), BOOT_MIN_MEM >> 20);
+			if (o->mem < BOOT_MIN_MEM) {	/* echo the user's spelling: 1K is not "0 MiB" */
+				fprintf(stderr, "vmmtrace boot: --mem %s is too small (at least %lluM)\n",
+					optarg, BOOT_MIN_MEM >> 20);
 				return EXIT_BAD_INPUT;
 			}
 			if (o->mem & 4095)

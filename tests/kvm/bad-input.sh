@@ -101,9 +101,9 @@ require_kvm
 
 echo "== guest memory and command line (checked once the VM exists)"
 bad "an x86_64 program, not a kernel" "true: kernel segment .* is outside guest RAM" /bin/true
-bad "--mem 16M, below the 64 MiB minimum" "--mem 16 MiB is too small \(at least 64 MiB\)" \
+bad "--mem 16M, below the 64 MiB minimum" "--mem 16M is too small \(at least 64M\)" \
 	"$LEAN_BZIMAGE" --mem 16M
-bad "--mem 63M, one below the minimum" "--mem 63 MiB is too small \(at least 64 MiB\)" \
+bad "--mem 63M, one below the minimum" "--mem 63M is too small \(at least 64M\)" \
 	"$LEAN_BZIMAGE" --mem 63M
 if [ -e "$STOCK_BZIMAGE" ]; then
 	# The stock kernel's segments end near 75 MiB: past a 64 MiB guest.
@@ -121,7 +121,7 @@ bad "a command line longer than the kernel takes" "kernel command line is 3[0-9]
 # Regressions: these sizes used to reach KVM and fail there with status 1,
 # and a --cmdline-replace past 8 KiB was reported as 8191 bytes long.
 bad "--mem 0" "--mem.*(0|too small)" "$LEAN_BZIMAGE" --mem 0
-bad "--mem 1K, below the minimum and not whole pages" "--mem.*(too small|1K)" "$LEAN_BZIMAGE" --mem 1K
+bad "--mem 1K, below the minimum and not whole pages, in the user's own words" "--mem 1K is too small \(at least 64M\)" "$LEAN_BZIMAGE" --mem 1K
 bad "--mem 65537K, not whole pages" "--mem.*65537K?" "$LEAN_BZIMAGE" --mem 65537K
 bad "--cmdline-replace of 70000 bytes: its length reported as is" "70000 bytes" \
 	"$LEAN_BZIMAGE" --cmdline-replace "$(long 70000)"
