@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host's ring consumer (vmm/ring.c) and event buffer (vmm/trace-buf.c)
- * against what a guest can put in the shared memory: garbage, torn records,
- * headers that go backwards or far ahead, commit markers of other laps,
- * unknown flag bits, a lossless ring whose tail the guest rewrote, and a
- * producer that laps the reader. The guest is untrusted, so the reader must
+ * The host's ring consumer (vmm/ring.c) against what a guest can put in the
+ * shared memory: garbage, torn records, headers that go backwards or far
+ * ahead, commit markers of other laps, unknown flag bits, a lossless ring
+ * whose tail the guest rewrote, and a producer that laps the reader. The guest is untrusted, so the reader must
  * reject all of it without crashing or reading outside the ring: every ring
  * and header here sits against PROT_NONE guard pages, so an out-of-bounds
  * access faults. With patterns whose history is known the accounting must be
@@ -24,67 +23,7 @@
 
 #include "tests/unit/check.h"
 #include "vmm/ring.h"
-#include "vmm/trace-buf.h"
-
-/* ---- guarded shared memory ------------------------------------------- */
-
-struct guarded {
-	uint8_t *map;
-	size_t map_len;
-};
-
-/*
- * len bytes that end exactly where a PROT_NONE page begins, with another
- * PROT_NONE page before the first page: reading one byte past either end
- * faults.
- */
-static void *guarded_alloc(struct guarded *g, size_t len)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), body = (len + pg - 1) / pg * pg;
-
-	g->map_len = body + 2 * pg;
-	g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (g->map == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
-	if (mprotect(g->map, pg, PROT_NONE) || mprotect(g->map + pg + body, pg, PROT_NONE)) {
-		perror("mprotect");
-		exit(2);
-	}
-	return g->map + pg + body - len;
-}
-
-static void guarded_free(struct guarded *g)
-{
-	munmap(g->map, g->map_len);
-}
-
-/* A ring as the VMM lays it out for one CPU, each part against a guard page. */
-struct test_ring {
-	struct guarded gh, gr;
-	struct vt_ring_hdr *hdr;
-	struct vt_record *recs;
-	uint64_t n;
-	struct ring_view view;
-};
-
-static void tring_init(struct test_ring *t, uint64_t n, int lossless, uint32_t index)
-{
-	t->n = n;
-	t->hdr = guarded_alloc(&t->gh, sizeof(*t->hdr));
-	t->recs = guarded_alloc(&t->gr, n * sizeof(*t->recs));
-	memset(t->hdr, 0, sizeof(*t->hdr));
-	memset(t->recs, 0, n * sizeof(*t->recs));
-	ring_view_init(&t->view, index, t->hdr, t->recs, n, lossless);
-}
-
-static void tring_destroy(struct test_ring *t)
-{
-	ring_view_destroy(&t->view);
-	guarded_free(&t->gh);
-	guarded_free(&t->gr);
-}
+#include "tests/unit/ring-model.h"
 
 /* The guards work: a child that reads one byte past either end dies of SIGSEGV. */
 static int faults(const volatile uint8_t *p)
@@ -112,99 +51,6 @@ static void test_guards(void)
 	CHECK(faults(g.map + sysconf(_SC_PAGESIZE) - 1), "guard page: the page before the ring's page faults");
 	CHECK(!faults(p) && !faults(p + 64 * sizeof(struct vt_record) - 1), "the ring itself is readable");
 	guarded_free(&g);
-}
-
-/* ---- a host-side model of the stub ----------------------------------- */
-
-/* The record the model writes for index i: every field derived from i. */
-static uint64_t pat_tsc(uint64_t i) { return 1000 + 10 * i; }
-static uint64_t pat_func(uint64_t i) { return 0xffffffff81000000ull + (i * 0x9e3779b97f4a7c15ull >> 40); }
-static uint64_t pat_parent(uint64_t i) { return ~i; }
-static uint16_t pat_cpu(uint64_t i) { return (uint16_t)(i * 7); }
-static uint16_t pat_flags(uint64_t i) { return (uint16_t)(i & 1); }
-
-static int pat_ok(const struct ring_event *ev)
-{
-	uint64_t i = ev->seq;
-
-	return ev->tsc == pat_tsc(i) && ev->func == pat_func(i) && ev->parent == pat_parent(i) &&
-	       ev->cpu == pat_cpu(i) && ev->flags == pat_flags(i);
-}
-
-/* Reserves the next index like the stub; returns it, or UINT64_MAX when full. */
-static uint64_t stub_reserve(struct vt_ring_hdr *h, uint64_t limit)
-{
-	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
-
-	do {
-		if (head - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) >= limit)
-			return UINT64_MAX;
-	} while (!__atomic_compare_exchange_n(&h->head, &head, head + 1, 0, __ATOMIC_SEQ_CST,
-					      __ATOMIC_ACQUIRE));
-	return head;
-}
-
-/* Writes record i the way the stub does: commit 0, the fields, then the marker. */
-static void stub_write(struct vt_record *recs, uint64_t n, uint64_t i, int commit)
-{
-	struct vt_record *r = &recs[i & (n - 1)];
-
-	__atomic_store_n(&r->commit, 0, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&r->tsc, pat_tsc(i), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->func, pat_func(i), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->parent, pat_parent(i), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->cpu, pat_cpu(i), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->flags, pat_flags(i), __ATOMIC_RELAXED);
-	if (commit)
-		__atomic_store_n(&r->commit, (uint32_t)(i + 1), __ATOMIC_RELEASE);
-}
-
-/* Produces count committed events (overwrite mode: no limit). */
-static void produce(struct test_ring *t, uint64_t count)
-{
-	while (count--)
-		stub_write(t->recs, t->n, stub_reserve(t->hdr, UINT64_MAX), 1);
-}
-
-/* ---- a sink that checks what it gets --------------------------------- */
-
-struct sink {
-	uint64_t count;
-	uint64_t last_seq;
-	int have_last;
-	uint64_t bad_pattern;	/* events whose fields are not their index's */
-	uint64_t out_of_order;	/* seq not strictly increasing: a duplicate or a reorder */
-	uint64_t bad_flags;
-	uint64_t fail_at;	/* return -EIO for the event with this count (0: never) */
-	int check_pattern;
-};
-
-static int sink_fn(void *opaque, const struct ring_event *ev)
-{
-	struct sink *s = opaque;
-
-	if (s->fail_at && s->count + 1 == s->fail_at) {
-		s->fail_at = 0;
-		return -EIO;
-	}
-	if (s->have_last && ev->seq <= s->last_seq)
-		s->out_of_order++;
-	if (s->check_pattern && !pat_ok(ev))
-		s->bad_pattern++;
-	if (ev->flags & ~VT_REC_FLAG_IRQS_OFF)
-		s->bad_flags++;
-	s->last_seq = ev->seq;
-	s->have_last = 1;
-	s->count++;
-	return 0;
-}
-
-static long drain(struct test_ring *t, struct sink *s, int final, int *in_flight)
-{
-	int dummy;
-
-	return ring_drain(&t->view, sink_fn, s, final, in_flight ? in_flight : &dummy);
 }
 
 /* ---- well-behaved guests: exact accounting --------------------------- */
@@ -652,163 +498,6 @@ static void test_scribbler(int lossless)
 	tring_destroy(&t);
 }
 
-/* ---- trace_buf --------------------------------------------------------- */
-
-struct emitted {
-	struct ring_event ev[64];	/* the first 64 */
-	unsigned n;
-	unsigned fail_at;		/* 1-based; 0: never */
-	struct ring_event last;
-	unsigned unsorted;		/* pairs out of (tsc, ring, seq) order */
-};
-
-static int event_before(const struct ring_event *a, const struct ring_event *b)
-{
-	if (a->tsc != b->tsc)
-		return a->tsc < b->tsc;
-	if (a->ring != b->ring)
-		return a->ring < b->ring;
-	return a->seq < b->seq;
-}
-
-static int emit_fn(void *opaque, const struct ring_event *ev)
-{
-	struct emitted *e = opaque;
-
-	if (e->fail_at && e->n + 1 == e->fail_at) {
-		e->fail_at = 0;
-		return -EPIPE;
-	}
-	if (e->n && !event_before(&e->last, ev))
-		e->unsorted++;
-	if (e->n < 64)
-		e->ev[e->n] = *ev;
-	e->last = *ev;
-	e->n++;
-	return 0;
-}
-
-static struct ring_event mkev(uint64_t tsc, uint32_t ring, uint64_t seq)
-{
-	return (struct ring_event){ .tsc = tsc, .ring = ring, .seq = seq, .func = tsc * 3 };
-}
-
-static int emitted_sorted(const struct emitted *e)
-{
-	return !e->unsorted;
-}
-
-static void test_trace_buf(void)
-{
-	struct trace_buf b;
-	struct emitted e = { 0 };
-	long rc;
-
-	trace_buf_init(&b);
-	/* Two rings, interleaved timestamps, one tie broken by ring then seq. */
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 50, .ring = 1, .seq = 0 });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 10, .ring = 0, .seq = 0 });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 30, .ring = 0, .seq = 1 });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 30, .ring = 1, .seq = 1 });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 20, .ring = 1, .seq = 2 });
-	CHECK(b.max_tsc == 50 && b.count == 5, "trace_buf: holds 5 events, newest tsc 50");
-	rc = trace_buf_flush(&b, 0, emit_fn, &e);
-	CHECK(rc == 0 && e.n == 0, "trace_buf: nothing is emitted before a round made it safe");
-	trace_buf_round(&b, 30, 1);
-	rc = trace_buf_flush(&b, 0, emit_fn, &e);
-	CHECK(rc == 0 && e.n == 0, "trace_buf: a round with a record in flight makes nothing safe");
-	trace_buf_round(&b, 30, 0);
-	rc = trace_buf_flush(&b, 0, emit_fn, &e);
-	CHECK(rc == 4 && e.n == 4 && emitted_sorted(&e) && e.ev[0].tsc == 10 && e.ev[1].tsc == 20 &&
-	      e.ev[2].ring == 0 && e.ev[3].ring == 1,
-	      "trace_buf: the events up to the safe time, by tsc then ring (rc %ld)", rc);
-	trace_buf_round(&b, 20, 0);
-	CHECK(b.safe_tsc == 30, "trace_buf: the safe time never goes back");
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 40, .ring = 0, .seq = 2 });
-	rc = trace_buf_flush(&b, 1, emit_fn, &e);
-	CHECK(rc == 2 && e.n == 6 && emitted_sorted(&e) && b.count == 0 && b.emitted == 6,
-	      "trace_buf: the final flush emits the rest in order, emitted == 6");
-	trace_buf_destroy(&b);
-}
-
-static void test_trace_buf_hostile(void)
-{
-	struct trace_buf b;
-	struct emitted e = { .fail_at = 2 };
-	long rc;
-
-	/* An emit error keeps the failing event and those after it. */
-	trace_buf_init(&b);
-	for (uint64_t i = 0; i < 5; i++)
-		trace_buf_add(&b, &(struct ring_event){ .tsc = 100 + i, .seq = i });
-	rc = trace_buf_flush(&b, 1, emit_fn, &e);
-	CHECK(rc == -EPIPE && e.n == 1 && b.count == 4 && b.emitted == 1,
-	      "trace_buf: an emit error stops the flush and keeps the rest (rc %ld)", rc);
-	rc = trace_buf_flush(&b, 1, emit_fn, &e);
-	CHECK(rc == 4 && e.n == 5 && emitted_sorted(&e) && b.emitted == 5,
-	      "trace_buf: the next flush emits them, none twice");
-
-	/* Hostile timestamps: order is all that can suffer. */
-	e = (struct emitted){ 0 };
-	trace_buf_add(&b, &(struct ring_event){ .tsc = UINT64_MAX, .ring = 7 });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 0, .ring = UINT32_MAX, .seq = UINT64_MAX });
-	trace_buf_add(&b, &(struct ring_event){ .tsc = 0, .ring = 0, .seq = UINT64_MAX });
-	trace_buf_round(&b, UINT64_MAX, 0);
-	rc = trace_buf_flush(&b, 0, emit_fn, &e);
-	CHECK(rc == 3 && emitted_sorted(&e) && e.ev[0].ring == 0 && e.ev[2].tsc == UINT64_MAX,
-	      "trace_buf: timestamps 0 and ~0 sort and flush without trouble");
-	trace_buf_destroy(&b);
-
-}
-
-/* Growth past the first allocation, then a sorted flush. */
-static void test_trace_buf_growth(void)
-{
-	struct trace_buf b;
-	struct emitted e = { 0 };
-	struct ring_event ev;
-	unsigned seed = 3;
-	int ok = 1;
-	long rc;
-
-	trace_buf_init(&b);
-	for (uint64_t i = 0; i < 200000; i++) {
-		ev = mkev((uint64_t)rand_r(&seed) % 100000, (uint32_t)(i & 3), i);
-		ok &= trace_buf_add(&b, &ev) == 0;
-	}
-	rc = trace_buf_flush(&b, 1, emit_fn, &e);
-	CHECK(ok && rc == 200000 && b.count == 0 && b.emitted == 200000 && emitted_sorted(&e),
-	      "trace_buf: 200000 events grow the buffer and flush whole (rc %ld)", rc);
-	trace_buf_destroy(&b);
-}
-
-/* Rings through trace_buf, as the tracer wires them: the order across rings. */
-static void test_rings_into_buf(void)
-{
-	struct test_ring r0, r1;
-	struct trace_buf b;
-	struct emitted e = { 0 };
-	int in0, in1;
-	long rc;
-
-	tring_init(&r0, 64, 1, 0);
-	tring_init(&r1, 64, 1, 1);
-	trace_buf_init(&b);
-	produce(&r0, 20);	/* tsc 1000 + 10 i */
-	produce(&r1, 20);
-	for (uint64_t i = 0; i < 20; i++)
-		r1.recs[i].tsc = 1005 + 10 * i;	/* interleaves with ring 0 */
-	ring_drain(&r0.view, trace_buf_add, &b, 0, &in0);
-	ring_drain(&r1.view, trace_buf_add, &b, 0, &in1);
-	trace_buf_round(&b, b.max_tsc, in0 | in1);
-	rc = trace_buf_flush(&b, 0, emit_fn, &e);
-	CHECK(rc == 40 && e.n == 40 && emitted_sorted(&e) && e.ev[0].ring == 0 && e.ev[1].ring == 1,
-	      "two rings through trace_buf come out merged by timestamp (rc %ld)", rc);
-	trace_buf_destroy(&b);
-	tring_destroy(&r0);
-	tring_destroy(&r1);
-}
-
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -830,9 +519,5 @@ int main(void)
 	test_garbage(0);
 	test_scribbler(1);
 	test_scribbler(0);
-	test_trace_buf();
-	test_trace_buf_hostile();
-	test_trace_buf_growth();
-	test_rings_into_buf();
 	return check_exit();
 }
