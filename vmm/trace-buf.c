@@ -68,6 +68,10 @@ long trace_buf_flush(struct trace_buf *b, int all, trace_emit_fn *emit, void *op
 	long rc = 0;
 
 	pthread_mutex_lock(&b->lock);
+	if (!b->count) {	/* b->ev may still be NULL: nothing was ever added */
+		pthread_mutex_unlock(&b->lock);
+		return 0;
+	}
 	qsort(b->ev, b->count, sizeof(*b->ev), event_cmp);
 	while (n < b->count && (all || b->ev[n].tsc <= b->safe_tsc)) {
 		rc = emit(opaque, &b->ev[n]);

@@ -58,6 +58,20 @@ static int emitted_sorted(const struct emitted *e)
 	return !e->unsorted;
 }
 
+/* A buffer nothing was ever added to (an attach-only boot that ends idle). */
+static void test_trace_buf_empty(void)
+{
+	struct trace_buf b;
+	struct emitted e = { 0 };
+	long rc;
+
+	trace_buf_init(&b);
+	trace_buf_round(&b, 100, 0);
+	rc = trace_buf_flush(&b, 1, emit_fn, &e);
+	CHECK(rc == 0 && e.n == 0, "trace_buf: flushing a buffer that never held an event emits nothing (rc %ld)", rc);
+	trace_buf_destroy(&b);
+}
+
 static void test_trace_buf(void)
 {
 	struct trace_buf b;
@@ -172,6 +186,7 @@ static void test_rings_into_buf(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_trace_buf_empty();
 	test_trace_buf();
 	test_trace_buf_hostile();
 	test_trace_buf_growth();
