@@ -7,9 +7,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 tiers=${*:-unit kvm san e2e}
-# The "san" tier: the unit binaries and the KVM tests again, built with
-# SAN=address,undefined into build/san (make check builds it); any report
-# stops the program, so it fails the test.
+# The "san" tier: the unit binaries, the KVM tests and two boots again, built
+# with SAN=address,undefined into build/san (make check builds it); any
+# report stops the program, so it fails the test.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 logdir=build/test-logs
@@ -17,7 +17,9 @@ mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 for tier in $tiers; do
 	case $tier in
-	san) list="build/san/tests/unit/test-* tests/kvm/*.sh" ;;
+	# Two boots under the sanitizers: every slot with tiny rings (doorbells,
+	# the hand-off) and live attach (control socket, RCU tables, patching).
+	san) list="build/san/tests/unit/test-* tests/kvm/*.sh tests/e2e/trace-reference.sh tests/e2e/attach-stress.sh" ;;
 	*) list="build/tests/$tier/test-* tests/$tier/*.sh" ;;
 	esac
 	for t in $list; do

@@ -215,8 +215,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
-	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.stop_at || o->tcfg.output))
-		return boot_fail("%s", "--notrace, --stop-at and -o need at least one --trace");
+	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.output))
+		return boot_fail("%s", "--notrace and -o need at least one --trace");
 	return 0;
 }
 
@@ -298,7 +298,8 @@ static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct ker
 	int rc;
 
 	*t = NULL;
-	if (!o->tcfg.n_include && !o->control)
+	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
+	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at)
 		return 0;
 	rc = tracer_create(t, vm, img, &o->tcfg, &err);
 	if (rc) {

@@ -110,7 +110,6 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 /* The boot command's own client: --trace globs, output to -o or stdout. */
 static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 {
-	struct patch_result res;
 	struct filter f;
 	FILE *out;
 	char msg[512];
@@ -130,7 +129,6 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 	if (!rc && !t->ps.held)
 		rc = err_set(err, ENOENT, "no traceable function matches --trace %s%s",
 			     t->cfg.include[0], t->cfg.n_include > 1 ? " ..." : "");
-	(void)res;
 	log_info("%s", msg);
 out:
 	filter_destroy(&f);

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmmtrace boot on bad input: missing, empty, truncated, random and foreign
 # kernels, memory too small for the kernel or its initrd, bad --cpus, --mem
-# and initrds, unknown options. Each must be refused at once with exit status
-# 2 and exactly one line on stderr naming the problem: no guest console on
-# stdout, no crash, no hang (BAD_TIMEOUT seconds each). Then Ctrl-C: a real
-# boot interrupted with SIGINT must stop with status 130 within seconds and
-# with the console output so far on stdout.
+# and initrds, unknown options, tracing options that cannot work (no such
+# function, bad mode or buffer size, unwritable output). Each must be refused
+# at once with exit status 2 and exactly one line on stderr naming the
+# problem: no guest console on stdout, no crash, no hang (BAD_TIMEOUT seconds
+# each). Then Ctrl-C: a real boot interrupted with SIGINT must stop with
+# status 130 within seconds and with the console output so far on stdout.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -125,6 +126,27 @@ bad "--mem 1K, below the minimum and not whole pages, in the user's own words" "
 bad "--mem 65537K, not whole pages" "--mem.*65537K?" "$LEAN_BZIMAGE" --mem 65537K
 bad "--cmdline-replace of 70000 bytes: its length reported as is" "70000 bytes" \
 	"$LEAN_BZIMAGE" --cmdline-replace "$(long 70000)"
+
+echo "== tracing options"
+bad "--trace that matches no function" "no traceable function matches --trace nosuchfunc_xyz" \
+	"$LEAN_BZIMAGE" --trace nosuchfunc_xyz
+bad "--trace of a malformed glob" "no traceable function matches --trace \[abc" "$LEAN_BZIMAGE" --trace '[abc'
+bad "--stop-at an unknown function" "--stop-at nosuchfunc: no such function in the kernel" \
+	"$LEAN_BZIMAGE" --stop-at nosuchfunc
+bad "--notrace without --trace" "--notrace and -o need at least one --trace" "$LEAN_BZIMAGE" --notrace foo
+bad "-o without --trace" "--notrace and -o need at least one --trace" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
+bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
+	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
+bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \
+	"$LEAN_BZIMAGE" --trace start_kernel --buffer-size 12Q
+bad "--buffer-size 100G" "--buffer-size '100G' is not a size from 4K to 256M" \
+	"$LEAN_BZIMAGE" --trace start_kernel --buffer-size 100G
+bad "-o in a missing directory" "cannot open output '/nonexistent/dir/x': No such file" \
+	"$LEAN_BZIMAGE" --trace start_kernel -o /nonexistent/dir/x
+bad "--control in a missing directory" "cannot listen on '/nonexistent/dir/sock': No such file" \
+	"$LEAN_BZIMAGE" --control /nonexistent/dir/sock
+bad "--system-map that does not exist" "cannot open System.map '/nonexistent'" \
+	"$LEAN_BZIMAGE" --trace start_kernel --system-map /nonexistent
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.
