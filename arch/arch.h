@@ -41,6 +41,9 @@ int arch_vcpu_exit(struct vcpu *vcpu);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
 
+/* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
+int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
+
 /* Tracing support. */
 struct slot_ops;
 /* The slot encodings of the host arch's guests. */

@@ -22,6 +22,7 @@ enum vt_ctl_type {
 	VT_CTL_STATUS = 3,
 	VT_CTL_STOP = 4,
 	VT_CTL_DETACH_SELF = 5,	/* an attached client ends its own window */
+	VT_CTL_NMI = 6,		/* an NMI into every vCPU (payload: empty) */
 	VT_CTL_REPLY = 0x80,
 	VT_CTL_EVENTS = 0x81,
 	VT_CTL_END = 0x82,

@@ -32,3 +32,22 @@ require_kvm() {
 require_file() {
 	[ -e "$1" ] || { fail "$(basename "$0"): missing $1 (run scripts/setup.sh)"; finish; }
 }
+
+# ---- trace files (ftrace layout: "TASK-PID [CPU] FLAGS TIMESTAMP: func <-parent")
+
+# The numbers of vmmtrace's summary line in file $1: events before after
+# slots doorbells dropped stub lost mode.
+trace_summary() {
+	sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
+}
+# Event lines of a trace file.
+trace_events() { grep -v '^#' "$1"; }
+# The traced function of every event, in order.
+trace_funcs() { trace_events "$1" | sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ ]+) <-.*/\1/p'; }
+# Succeeds when timestamps never go back in the merged output.
+trace_ordered() { trace_events "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]{6}:$/) { t = $i + 0; break }
+	if (t < last) bad++; last = t } END { exit bad > 0 }'; }
+# trace_count_cpu FILE FUNC CPU: events of FUNC on that CPU.
+trace_count_cpu() { trace_events "$1" | awk -v c="$3" -v f="$2" '$0 ~ (" " f " <-") {
+	for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { x = substr($i, 2, length($i) - 2) + 0; break }
+	if (x == c) n++ } END { print n + 0 }'; }

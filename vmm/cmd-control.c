@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* vmmtrace detach / status / stop: one request on a guest's control socket. */
+/* vmmtrace detach / status / nmi / stop: one request on a guest's control socket. */
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +51,11 @@ int cmd_detach(int argc, char **argv)
 int cmd_status(int argc, char **argv)
 {
 	return control_run("status", argc, argv, VT_CTL_STATUS, 0);
+}
+
+int cmd_nmi(int argc, char **argv)
+{
+	return control_run("nmi", argc, argv, VT_CTL_NMI, 0);
 }
 
 int cmd_stop(int argc, char **argv)

@@ -19,6 +19,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_nmi(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 
 #endif

@@ -225,7 +225,9 @@ static void ctl_status(struct ctl_conn *c)
 	}
 	fprintf(f, "vcpus: %u\n", vm->ncpus);
 	for (unsigned i = 0; i < vm->ncpus; i++)
-		fprintf(f, "vcpu %u: %s\n", i, vcpu_state_name(atomic_load(&vm->vcpus[i].state)));
+		fprintf(f, "vcpu %u: %s, %lu NMIs injected (%lu inside the stub)\n", i,
+			vcpu_state_name(atomic_load(&vm->vcpus[i].state)),
+			atomic_load(&vm->vcpus[i].nmis), atomic_load(&vm->vcpus[i].nmis_in_stub));
 	tracer_status(c->ctl->t, f);
 	fclose(f);
 	ctl_queue(c, VT_CTL_REPLY, 0, buf, len);
@@ -239,6 +241,9 @@ static void ctl_handle(struct ctl_conn *c)
 	case VT_CTL_DETACH_SELF: ctl_detach_self(c); break;
 	case VT_CTL_DETACH: ctl_detach(c); break;
 	case VT_CTL_STATUS: ctl_status(c); break;
+	case VT_CTL_NMI:
+		ctl_replyf(c, 0, "NMI sent to %u vCPUs", vm_inject_nmi(c->ctl->vm));
+		break;
 	case VT_CTL_STOP:
 		ctl_replyf(c, 0, "stopping the guest");
 		vm_request_stop(c->ctl->vm, EXIT_OK, "stopped by 'vmmtrace stop'");

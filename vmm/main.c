@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "attach", cmd_attach, "attach SOCKET --trace GLOB... [--notrace GLOB] [-o FILE] [--duration SECS]" },
 	{ "detach", cmd_detach, "detach SOCKET [GLOB...]" },
 	{ "status", cmd_status, "status SOCKET" },
+	{ "nmi", cmd_nmi, "nmi SOCKET" },
 	{ "stop", cmd_stop, "stop SOCKET" },
 	{ "encode", cmd_encode, "encode --arch ARCH INSN ARGS..." },
 };

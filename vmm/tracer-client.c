@@ -94,13 +94,35 @@ static struct route_table *routes_build(const struct patch_set *ps)
 	return rt;
 }
 
-/* With the vCPUs paused: drain until no record is half-written. */
+/*
+ * Whether a paused vCPU stopped inside the stub. Its record may not be
+ * reserved yet, so the drain cannot see it; routed after the change, it
+ * would go to the wrong window (or to no client at all after a detach).
+ */
+static int tracer_vcpu_in_stub(struct tracer *t, struct vcpu *self)
+{
+	uint64_t pc;
+
+	for (unsigned i = 0; i < t->vm->ncpus; i++) {
+		struct vcpu *v = &t->vm->vcpus[i];
+
+		if (v != self && !arch_vcpu_pc(v, &pc) && tracer_pc_in_stub(t, pc))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * With the vCPUs paused: drain until no record is half-written and no vCPU
+ * is inside the stub, so that every call made before the change is routed
+ * by the routes from before it.
+ */
 static void tracer_quiesce(struct tracer *t, struct vcpu *self)
 {
 	struct timespec nap = { 0, 200 * 1000 };
 
 	for (int i = 0; i < QUIESCE_TRIES; i++) {
-		if (!tracer_drain_all(t, 0))
+		if (!tracer_drain_all(t, 0) && !tracer_vcpu_in_stub(t, self))
 			return;
 		/* A vCPU stopped inside the stub: let it finish its record. */
 		vm_resume(t->vm);

@@ -179,6 +179,12 @@ static void tracer_rearm(struct tracer *t, struct vcpu *vcpu)
 		vm_request_stop(t->vm, EXIT_FAILURE_RUN, "%s", err.msg);
 }
 
+int tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
+{
+	return t && pc >= t->stub_entry &&
+	       pc < t->stub.code_va + (uint64_t)(vt_stub_blob_end - vt_stub_blob);
+}
+
 void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc)
 {
 	struct tracer *t = vcpu->vm->tracer;

@@ -226,6 +226,10 @@ static void tracer_summary(struct tracer *t)
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
 		fprintf(stderr, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
 			t->handoff_restore.foreign + t->handoff_enable.foreign);
+	if (atomic_load(&t->unrouted))
+		fprintf(stderr, "vmmtrace: trace: %lu events arrived for slots no client held any more "
+			"(a call interrupted inside the stub across a detach) and were not written\n",
+			atomic_load(&t->unrouted));
 	if (rejected || atomic_load(&t->bad_doorbells))
 		fprintf(stderr, "vmmtrace: trace: rejected %llu invalid ring values and %lu invalid doorbells from the guest\n",
 			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));
@@ -246,8 +250,9 @@ void tracer_status(struct tracer *t, FILE *out)
 		"clients: %u\nphase: %s\n", t->ps.held, t->ps.count, ours, (unsigned long long)digest, nclients,
 		t->ps.phase == PATCH_PHASE_EARLY ? "early boot (before ftrace_init)" :
 		t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "inside ftrace_init" : "running");
-	fprintf(out, "events: %lu\ndoorbells: %lu\ndropped: %llu (%llu by the stub, %llu lost)\n",
-		atomic_load(&t->events), atomic_load(&t->doorbells),
+	fprintf(out, "events: %lu\nevents for released slots: %lu\ndoorbells: %lu\n"
+		"dropped: %llu (%llu by the stub, %llu lost)\n",
+		atomic_load(&t->events), atomic_load(&t->unrouted), atomic_load(&t->doorbells),
 		(unsigned long long)(lost + stub_dropped), (unsigned long long)stub_dropped,
 		(unsigned long long)lost);
 	fprintf(out, "rejected guest values: %llu\nchange sets: %llu\n"

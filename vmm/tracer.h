@@ -66,6 +66,9 @@ void tracer_status(struct tracer *t, FILE *out);
 void tracer_rcu_register(void);
 void tracer_rcu_unregister(void);
 
+/* Whether pc lies in the stub's code (t may be NULL: no tracer, no stub). */
+int tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
+
 /* vCPU thread: an execution breakpoint hit at pc. */
 void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc);
 

@@ -137,6 +137,24 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 	}
 }
 
+/*
+ * The NMI is taken before the next guest instruction, at the current PC;
+ * counting those that interrupt the stub lets tests show that they did.
+ */
+static void vcpu_deliver_nmi(struct vcpu *vcpu)
+{
+	struct errbuf err;
+	uint64_t pc;
+
+	if (arch_vcpu_nmi(vcpu, &err)) {
+		log_warn("vCPU %u: NMI not delivered: %s", vcpu->id, err.msg);
+		return;
+	}
+	atomic_fetch_add(&vcpu->nmis, 1);
+	if (!arch_vcpu_pc(vcpu, &pc) && tracer_pc_in_stub(vcpu->vm->tracer, pc))
+		atomic_fetch_add(&vcpu->nmis_in_stub, 1);
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -152,6 +170,8 @@ static void *vcpu_thread(void *arg)
 		vm_pause_point(vm);
 		if (atomic_load(&vm->stopping))
 			break;
+		if (atomic_exchange(&vcpu->nmi_pending, 0))
+			vcpu_deliver_nmi(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			atomic_store(&vcpu->state, VCPU_IN_VMM);

@@ -22,6 +22,9 @@ struct vcpu {
 	pthread_t thread;
 	int thread_started;
 	_Atomic int state;		/* enum vcpu_state, for status reports */
+	_Atomic int nmi_pending;	/* set by vm_inject_nmi, taken by the vCPU's thread */
+	_Atomic unsigned long nmis;	/* NMIs handed to KVM */
+	_Atomic unsigned long nmis_in_stub;	/* ... while the vCPU was inside the tracer's stub */
 };
 
 const char *vcpu_state_name(int state);

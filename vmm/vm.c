@@ -140,6 +140,22 @@ void vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
 		vcpu_kick(&vm->vcpus[i]);
 }
 
+unsigned vm_inject_nmi(struct vm *vm)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (!vcpu->thread_started || atomic_load(&vcpu->state) == VCPU_STOPPED)
+			continue;
+		atomic_store(&vcpu->nmi_pending, 1);
+		vcpu_kick(vcpu);
+		n++;
+	}
+	return n;
+}
+
 void vm_request_reset(struct vm *vm, const char *source)
 {
 	/* With panic=-1 a panicking kernel resets at once: tell that apart. */

@@ -112,5 +112,11 @@ void vm_vcpu_exited(struct vm *vm);
 
 /* A guest-initiated reset: reboot, or the end of a panic with panic=-1. */
 void vm_request_reset(struct vm *vm, const char *source);
+/*
+ * An NMI into every running vCPU (like a machine's NMI button); each vCPU's
+ * thread hands it to KVM before it next enters the guest. Returns how many
+ * vCPUs were asked.
+ */
+unsigned vm_inject_nmi(struct vm *vm);
 
 #endif

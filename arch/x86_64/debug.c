@@ -61,6 +61,11 @@ int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
 	return pagewalk_read(vcpu->vm, &sregs, regs.rsp, ret, sizeof(*ret));
 }
 
+int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
+{
+	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);
+}
+
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz)
 {
 	int rc = kvm_ioctl_val(vcpu->fd, KVM_GET_TSC_KHZ, 0, "KVM_GET_TSC_KHZ", NULL);

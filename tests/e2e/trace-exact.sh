@@ -35,16 +35,10 @@ ftrace_loops=3
 handoff_func=__x64_sys_getcpu	# sysloop calls it once; vmmtrace does not hold it
 FUNC=__x64_sys_getpriority
 
-summary() {
-	sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
-}
-events() { grep -v '^#' "$1"; }
-ordered() { events "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]{6}:$/) { t = $i + 0; break }
-	if (t < last) bad++; last = t } END { exit bad > 0 }'; }
-# Events of FUNC on CPU c: lines "... [00c] ... FUNC <-parent".
-count_cpu() { events "$1" | awk -v c="$2" -v f="$FUNC" '$0 ~ (" " f " <-") {
-	for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { x = substr($i, 2, length($i) - 2) + 0; break }
-	if (x == c) n++ } END { print n + 0 }'; }
+summary() { trace_summary "$@"; }
+events() { trace_events "$@"; }
+ordered() { trace_ordered "$@"; }
+count_cpu() { trace_count_cpu "$1" "$FUNC" "$2"; }
 
 # exact_boot NAME CPUS STEPS [EXTRA_CMDLINE]
 exact_boot() {

@@ -89,7 +89,7 @@ done
 
 # Lossless under pressure: the summary against the file.
 nlines=$(wc -l <"$TMPD/vt.events")
-set -- $(sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$TMPD/vt.err") - - - - - - - - -
+set -- $(trace_summary "$TMPD/vt.err") - - - - - - - - -
 echo "INFO: '*' with 128-record rings: $nlines events; summary events=$1 (before ftrace_init $2) slots=$4 doorbells=$5 dropped=$6 mode=$9"
 check "summary events ($1) == events in the file ($nlines)" [ "$1" = "$nlines" ]
 check "tens of thousands of events ($nlines)" [ "$nlines" -ge 20000 ]

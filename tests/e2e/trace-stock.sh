@@ -34,17 +34,10 @@ run_boot() {
 	grep -v 'compat assist' "$TMPD/$name.err" | sed 's/^/    stderr: /'
 }
 
-# The summary line's numbers: events before after slots doorbells dropped stub lost mode.
-summary() {
-	sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
-}
-
-# Event lines of a trace file (ftrace layout: "... TIMESTAMP: func <-parent").
-events() { grep -v '^#' "$1"; }
-funcs() { events "$1" | sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ ]+) <-.*/\1/p'; }
-# Timestamps never go back in the merged output.
-ordered() { events "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]{6}:$/) { t = $i + 0; break }
-	if (t < last) bad++; last = t } END { exit bad > 0 }'; }
+summary() { trace_summary "$@"; }
+events() { trace_events "$@"; }
+funcs() { trace_funcs "$@"; }
+ordered() { trace_ordered "$@"; }
 
 # ---- boot 1: four functions across the hand-over ----
 run_boot four "$timeout_s" --trace start_kernel --trace setup_arch --trace trap_init --trace sched_init
