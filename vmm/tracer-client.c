@@ -119,7 +119,7 @@ static int tracer_vcpu_in_stub(struct tracer *t, struct vcpu *self)
  */
 static void tracer_quiesce(struct tracer *t, struct vcpu *self)
 {
-	struct timespec nap = { 0, 200 * 1000 };
+	struct timespec nap = { 0, 50 * 1000 };
 
 	for (int i = 0; i < QUIESCE_TRIES; i++) {
 		if (!tracer_drain_all(t, 0) && !tracer_vcpu_in_stub(t, self))
