@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Live attach on a running lean guest (2 vCPUs), one boot for all of it:
+# Live attach on a running lean guest (2 vCPUs; ATTACH_CPUS), one boot for all of it:
 #  - the control socket: mode 0600, another uid refused, garbage / truncated /
 #    1 MiB / unknown requests answered with errors while the guest runs;
 #  - 200 attach/detach cycles with varying globs (some overlapping, two
@@ -14,13 +14,14 @@ require_kvm
 require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
 CYCLES=${ATTACH_CYCLES:-200}
+CPUS=${ATTACH_CPUS:-2}
 SECS=${ATTACH_LOOP_SECS:-600}
 SOCK=$TMPD/vt.sock
 here=$(cd "$(dirname "$0")" && pwd)
 
-"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
+"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus "$CPUS" --control "$SOCK" \
 	--trace __x64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
-	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=$SECS" \
+	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$SECS" \
 	2>"$TMPD/boot.err" &
 vt=$!
 wait_console() {	# PATTERN SECONDS
@@ -101,5 +102,7 @@ else
 	cat "$TMPD/check" | head -20
 	grep -q '^FAIL' "$TMPD/check" || fail "attach_check.py failed"
 fi
+cpu_list=$(seq -s ', ' 0 $((CPUS - 1)))
+check "markloop ran on all $CPUS CPUs (markers on CPUs [$cpu_list])" grep -qF "marker events on CPUs [$cpu_list]" "$TMPD/check"
 grep -E "^vmmtrace: trace:" "$TMPD/boot.err" | sed 's/^/INFO: /'
 finish
