@@ -170,7 +170,9 @@ static void *vcpu_thread(void *arg)
 		vm_pause_point(vm);
 		if (atomic_load(&vm->stopping))
 			break;
-		if (atomic_exchange(&vcpu->nmi_pending, 0))
+		/* A plain load first: no locked exchange on every exit. */
+		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) &&
+		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {

@@ -8,6 +8,8 @@
 # problem: no guest console on stdout, no crash, no hang (BAD_TIMEOUT seconds
 # each). Then Ctrl-C: a real boot interrupted with SIGINT must stop with
 # status 130 within seconds and with the console output so far on stdout.
+# The control commands (nmi, status, detach, stop, attach) without a guest
+# behind the socket get the same one-line treatment.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -147,6 +149,28 @@ bad "--control in a missing directory" "cannot listen on '/nonexistent/dir/sock'
 	"$LEAN_BZIMAGE" --control /nonexistent/dir/sock
 bad "--system-map that does not exist" "cannot open System.map '/nonexistent'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --system-map /nonexistent
+
+echo "== control commands without a guest"
+# ctl_bad DESCRIPTION PATTERN ARGS...: `vmmtrace ARGS` fails with status 2,
+# one line on stderr matching PATTERN, nothing on stdout.
+ctl_bad() {
+	local d=$1 pat=$2 rc
+	shift 2
+	timeout -k 5 "$BAD_TIMEOUT" "$VMMTRACE" "$@" </dev/null >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$err")" = 1 ] && [ ! -s "$out" ] && grep -qE -- "$pat" "$err"; then
+		pass "$d: $(cat "$err")"
+	else
+		fail "$d: status $rc, stderr '$(head -c 200 "$err")', $(wc -c <"$out") bytes on stdout"
+	fi
+}
+ctl_bad "nmi: no such socket" "vmmtrace nmi: cannot connect to '/nonexistent/sock'" nmi /nonexistent/sock
+ctl_bad "nmi: no SOCKET" "usage: vmmtrace nmi SOCKET" nmi
+ctl_bad "nmi: an extra argument" "vmmtrace nmi: unexpected argument 'extra'" nmi "$TMPD/sock" extra
+ctl_bad "status: a file that is no socket" "vmmtrace status: cannot connect to '/etc/passwd'" status /etc/passwd
+ctl_bad "detach: no such socket" "vmmtrace detach: cannot connect to '/nonexistent'" detach /nonexistent
+ctl_bad "stop: no SOCKET" "usage: vmmtrace stop SOCKET" stop
+ctl_bad "attach: no such socket" "vmmtrace attach: cannot connect to '/nonexistent'" attach /nonexistent --trace foo
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.
