@@ -33,6 +33,26 @@ require_file() {
 	[ -e "$1" ] || { fail "$(basename "$0"): missing $1 (run scripts/setup.sh)"; finish; }
 }
 
+# ---- the guest's console
+
+# wait_line FILE PATTERN SECONDS PID: waits until FILE has a line matching
+# PATTERN (grep -E); fails if process PID ends or SECONDS pass first.
+wait_line() {
+	local i=0
+	until grep -qE "$2" "$1" 2>/dev/null; do
+		kill -0 "$4" 2>/dev/null && [ "$i" -lt $(($3 * 2)) ] || return 1
+		i=$((i + 1)); sleep 0.5
+	done
+}
+# wait_markloop FILE CPUS SECONDS PID: waits until the mark-loop step's
+# worker on each CPU 0..CPUS-1 says it is running (docs/TEST-GUEST.md).
+wait_markloop() {
+	local c
+	for ((c = 0; c < $2; c++)); do
+		wait_line "$1" "^VMMTRACE-STEP mark-loop: running cpu=$c\b" "$3" "$4" || return 1
+	done
+}
+
 # ---- trace files (ftrace layout: "TASK-PID [CPU] FLAGS TIMESTAMP: func <-parent")
 
 # The numbers of vmmtrace's summary line in file $1: events before after

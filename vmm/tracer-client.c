@@ -19,8 +19,6 @@
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
-#define QUIESCE_TRIES 200
-
 void tracer_rcu_register(void)
 {
 	urcu_memb_register_thread();
@@ -113,23 +111,56 @@ static int tracer_vcpu_in_stub(struct tracer *t, struct vcpu *self)
 }
 
 /*
+ * Resumes the guest until every other live vCPU has begun a KVM_RUN (or
+ * WAIT_RUN_NS passed: a thread the host does not schedule), then pauses it
+ * again: a vCPU that stopped inside the stub gets to run, however loaded the
+ * host is, where a fixed nap could re-pause it before its thread woke.
+ */
+#define WAIT_RUN_NS (20 * 1000 * 1000ULL)
+static void tracer_let_run(struct tracer *t, struct vcpu *self)
+{
+	unsigned long runs[VM_MAX_CPUS];
+	struct timespec nap = { 0, 20 * 1000 };
+	uint64_t start;
+	unsigned i, n = t->vm->ncpus;
+
+	for (i = 0; i < n; i++)
+		runs[i] = atomic_load(&t->vm->vcpus[i].runs);
+	vm_resume(t->vm);
+	start = tracer_now_ns();
+	for (i = 0; i < n && tracer_now_ns() - start < WAIT_RUN_NS && !atomic_load(&t->vm->stopping);) {
+		struct vcpu *v = &t->vm->vcpus[i];
+
+		if (v == self || atomic_load(&v->runs) != runs[i] || atomic_load(&v->state) == VCPU_STOPPED)
+			i++;
+		else
+			nanosleep(&nap, NULL);
+	}
+	nanosleep(&nap, NULL);	/* a few stub instructions, then pause again */
+	vm_pause(t->vm, self);
+}
+
+/*
  * With the vCPUs paused: drain until no record is half-written and no vCPU
  * is inside the stub, so that every call made before the change is routed
- * by the routes from before it.
+ * by the routes from before it. Each retry lets every vCPU run a moment; the
+ * wait gives up after QUIESCE_NS (a guest spending all its time in the stub
+ * for a second is broken, or the host is starving it).
  */
+#define QUIESCE_NS (1000 * 1000 * 1000ULL)
 static void tracer_quiesce(struct tracer *t, struct vcpu *self)
 {
-	struct timespec nap = { 0, 50 * 1000 };
+	uint64_t start = tracer_now_ns();
 
-	for (int i = 0; i < QUIESCE_TRIES; i++) {
+	for (;;) {
 		if (!tracer_drain_all(t, 0) && !tracer_vcpu_in_stub(t, self))
 			return;
-		/* A vCPU stopped inside the stub: let it finish its record. */
-		vm_resume(t->vm);
-		nanosleep(&nap, NULL);
-		vm_pause(t->vm, self);
+		if (tracer_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
+			break;
+		tracer_let_run(t, self);
 	}
-	log_warn("a vCPU stayed inside the stub: a record may reach the wrong window");
+	log_warn("a vCPU stayed inside the stub for %llu ms: a record may reach the wrong window",
+		 (unsigned long long)((tracer_now_ns() - start) / 1000000));
 }
 
 /*
@@ -140,10 +171,9 @@ static void tracer_quiesce(struct tracer *t, struct vcpu *self)
  */
 static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_result *res)
 {
-	uint64_t pcs[VM_MAX_CPUS];
-	struct timespec nap = { 0, 200 * 1000 };
+	uint64_t pcs[VM_MAX_CPUS], start = tracer_now_ns();
 
-	for (int tries = 0;; tries++) {
+	for (;;) {
 		size_t n = 0;
 
 		for (unsigned i = 0; i < t->vm->ncpus; i++)
@@ -154,13 +184,11 @@ static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_
 		patch_sync(&t->ps, res);
 		t->ps.pcs = NULL;
 		t->ps.npcs = 0;
-		if (!res->busy || tries == QUIESCE_TRIES)
+		if (!res->busy || tracer_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
 			break;
 		/* Lock order is pause, then change_lock: drop it while the guest runs. */
 		pthread_mutex_unlock(&t->change_lock);
-		vm_resume(t->vm);
-		nanosleep(&nap, NULL);
-		vm_pause(t->vm, self);
+		tracer_let_run(t, self);
 		pthread_mutex_lock(&t->change_lock);
 	}
 }

@@ -175,6 +175,7 @@ static void *vcpu_thread(void *arg)
 		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);
+		atomic_fetch_add(&vcpu->runs, 1);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			atomic_store(&vcpu->state, VCPU_IN_VMM);
 			if (errno == EINTR || errno == EAGAIN) {

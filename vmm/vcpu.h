@@ -25,6 +25,7 @@ struct vcpu {
 	_Atomic int nmi_pending;	/* set by vm_inject_nmi, taken by the vCPU's thread */
 	_Atomic unsigned long nmis;	/* NMIs handed to KVM */
 	_Atomic unsigned long nmis_in_stub;	/* ... while the vCPU was inside the tracer's stub */
+	_Atomic unsigned long runs;	/* KVM_RUN calls begun: a resumed vCPU ran once this moves */
 };
 
 const char *vcpu_state_name(int state);

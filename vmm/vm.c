@@ -153,6 +153,21 @@ unsigned vm_inject_nmi(struct vm *vm)
 		vcpu_kick(vcpu);
 		n++;
 	}
+	/*
+	 * Return once every vCPU has handed its NMI to KVM (or 1 s passed):
+	 * NMIs asked for one after the other are then not merged here, while a
+	 * vCPU thread waits for the host to schedule it.
+	 */
+	for (int ms = 0; ms < 1000 && !atomic_load(&vm->stopping); ms++) {
+		unsigned pending = 0;
+
+		for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
+			pending += atomic_load(&vm->vcpus[i].nmi_pending) &&
+				   atomic_load(&vm->vcpus[i].state) != VCPU_STOPPED;
+		if (!pending)
+			break;
+		usleep(1000);
+	}
 	return n;
 }
 

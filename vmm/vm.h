@@ -115,7 +115,7 @@ void vm_request_reset(struct vm *vm, const char *source);
 /*
  * An NMI into every running vCPU (like a machine's NMI button); each vCPU's
  * thread hands it to KVM before it next enters the guest. Returns how many
- * vCPUs were asked.
+ * vCPUs were asked, once each has handed its NMI over (at most 1 s later).
  */
 unsigned vm_inject_nmi(struct vm *vm);
 

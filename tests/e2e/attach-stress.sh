@@ -24,18 +24,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$SECS" \
 	2>"$TMPD/boot.err" &
 vt=$!
-wait_console() {	# PATTERN SECONDS
-	local i=0
-	while ! grep -q "$1" "$TMPD/console" 2>/dev/null; do
-		kill -0 "$vt" 2>/dev/null || return 1
-		i=$((i + 1)); [ "$i" -lt $(($2 * 2)) ] || return 1
-		sleep 0.5
-	done
-}
-if ! wait_console "VMMTRACE-STEP mark-loop: started" 900; then
-	fail "the guest did not start markloop"; kill "$vt"; tail -5 "$TMPD/console"; finish
+if ! wait_markloop "$TMPD/console" "$CPUS" 900 "$vt"; then
+	fail "markloop did not start on all $CPUS CPUs"; kill "$vt"; tail -5 "$TMPD/console"; finish
 fi
-sleep 2
 
 # The socket.
 check "socket has mode 0600" test "$(stat -c %a "$SOCK")" = 600

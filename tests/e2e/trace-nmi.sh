@@ -20,7 +20,7 @@ require_kvm
 require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
 ROUNDS=${NMI_ROUNDS:-150}
-SECS=${NMI_LOOP_SECS:-60}
+SECS=${NMI_LOOP_SECS:-90}
 SOCK=$TMPD/vt.sock
 
 timeout -k 30 -s INT 1200 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
@@ -28,21 +28,18 @@ timeout -k 30 -s INT 1200 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS"
 	--cmdline "vmmtrace.steps=nmi-count,mark-loop,nmi-count vmmtrace.loop_cpus=2 vmmtrace.mark_secs=$SECS" \
 	2>"$TMPD/boot.err" </dev/null &
 vt=$!
-i=0
-until grep -q "VMMTRACE-STEP mark-loop: started" "$TMPD/console" 2>/dev/null; do
-	kill -0 "$vt" 2>/dev/null && [ "$i" -lt 900 ] || { fail "the guest did not start markloop"; kill "$vt"; finish; }
-	i=$((i + 1)); sleep 1
-done
+if ! wait_markloop "$TMPD/console" 2 900 "$vt"; then
+	fail "markloop did not start on both CPUs"; kill "$vt"; tail -5 "$TMPD/console"; finish
+fi
 start=$(date +%s)
 
 # Every slot, while markloop runs; wait until the attach holds them.
 "$VMMTRACE" attach "$SOCK" --trace '*' -o "$TMPD/all.trace" 2>"$TMPD/attach.err" &
 at=$!
-i=0
-until grep -q "slots" "$TMPD/attach.err" 2>/dev/null; do
-	kill -0 "$at" 2>/dev/null && [ "$i" -lt 60 ] || break
-	i=$((i + 1)); sleep 0.5
-done
+if ! wait_line "$TMPD/attach.err" "slots" 300 "$at"; then
+	fail "attach '*' did not take the slots: $(head -c 200 "$TMPD/attach.err")"
+	kill "$at" "$vt"; finish
+fi
 check "attach '*' holds the slots ($(head -c 100 "$TMPD/attach.err"))" kill -0 "$at"
 sleep 1
 sent=0
@@ -56,6 +53,8 @@ kill -INT "$at"
 wait "$at"
 rc=$?
 check "attach '*' ends with status 0 on SIGINT (got $rc)" [ "$rc" = 0 ]
+check "markloop was still busy on both CPUs when the '*' window closed" \
+	eval "! grep -q '^VMMTRACE-STEP mark-loop: worker=' '$TMPD/console'"
 "$VMMTRACE" status "$SOCK" >"$TMPD/status"
 echo "INFO: NMIs injected in $(($(date +%s) - start)) s; $(grep '^vcpu [0-9]' "$TMPD/status" | tr '\n' ' ')"
 wait "$vt"
@@ -97,9 +96,14 @@ check "no event arrived for a released slot (status)" grep -qx "events for relea
 check "no event arrived for a released slot (summary)" eval "! grep -q 'slots no client held' '$TMPD/boot.err'"
 check "nothing dropped or lost ($6)" [ "$6" = 0 ]
 check "no record left unfinished" eval "! grep -q unfinished '$TMPD/boot.err'"
+check "no change set gave up waiting for a vCPU to leave the stub" \
+	eval "! grep -q 'stayed inside the stub' '$TMPD/boot.err'"
 echo "INFO: '*' window: $nall events; $(trace_funcs "$TMPD/all.trace" | sort | uniq -c | sort -rn | head -3 | awk '{ printf "%s %s, ", $2, $1 }')..."
 check "the '*' window traced the busy CPUs (>= 10000 events: $nall)" [ "$nall" -ge 10000 ]
-check "the '*' window: both CPUs appear" [ "$(trace_count_cpu "$TMPD/all.trace" __x64_sys_getpriority 1)" -gt 0 ]
+for c in 0 1; do
+	n=$(trace_count_cpu "$TMPD/all.trace" __x64_sys_getpriority "$c")
+	check "the '*' window traced markloop on CPU $c ($n getpriority calls)" [ "$n" -gt 0 ]
+done
 check "timestamps never go back (boot trace)" trace_ordered "$TMPD/boot.trace"
 check "timestamps never go back ('*' trace)" trace_ordered "$TMPD/all.trace"
 check "the guest never oopsed, panicked or warned" \

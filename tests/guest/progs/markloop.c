@@ -7,7 +7,11 @@
  * that keeps the marker traced throughout can attribute every getpriority
  * event of an attached window to one iteration: between two consecutive
  * markers of a CPU there is exactly one getpriority call.
- * Prints "MARKLOOP cpu=<cpu> iterations=<n>".
+ * After its first 64 iterations it announces itself on standard error
+ * ("VMMTRACE-STEP mark-loop: running cpu=<cpu>"; /init sends that to the
+ * console), so that a host test can wait until every CPU is busy before it
+ * attaches. At the end it prints "MARKLOOP cpu=<cpu> iterations=<n>" on
+ * standard output.
  */
 #include <asm/unistd.h>
 #include <linux/resource.h>
@@ -38,12 +42,20 @@ int rt_main(long *sp)
 		rt_write(2, usage, sizeof(usage) - 1);
 		return 2;
 	}
+	rt_syscall(__NR_getcpu, (long)&cpu, 0, 0);
 	end = now_s() + secs;
 	do {
 		/* The clock is read every 64 iterations: its syscall is not free here. */
 		for (int i = 0; i < 64; i++, n++) {
 			rt_syscall(__NR_sched_get_priority_max, 1 /* SCHED_FIFO */, 0, 0);
 			rt_syscall(__NR_getpriority, PRIO_PROCESS, 0, 0);
+		}
+		if (n == 64) {
+			p = rt_puts(line, "VMMTRACE-STEP mark-loop: running cpu=");
+			p = cpu == ~0u ? rt_puts(p, "?") : rt_utoa(p, cpu);
+			*p++ = '\n';
+			rt_write(2, line, p - line);
+			p = line;
 		}
 	} while (now_s() < end);
 	rt_syscall(__NR_getcpu, (long)&cpu, 0, 0);
