@@ -19,7 +19,7 @@ SECS=${ATTACH_LOOP_SECS:-600}
 SOCK=$TMPD/vt.sock
 here=$(cd "$(dirname "$0")" && pwd)
 
-"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus "$CPUS" --control "$SOCK" \
+timeout -k 30 -s INT 1800 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus "$CPUS" --control "$SOCK" \
 	--trace __x64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
 	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$SECS" \
 	2>"$TMPD/boot.err" &

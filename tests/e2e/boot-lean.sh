@@ -10,7 +10,7 @@ require_kvm
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
-timeout_s=${LEAN_TIMEOUT:-600}
+timeout_s=${LEAN_TIMEOUT:-900}
 raw=$TMPD/stdout out=$TMPD/console err=$TMPD/stderr
 not_grep() { ! grep -q "$@"; }
 

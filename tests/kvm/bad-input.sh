@@ -178,7 +178,9 @@ start=$(date +%s)
 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 \
 	--cmdline earlyprintk=serial,ttyS0,115200 </dev/null >"$out" 2>"$err" &
 pid=$!
-sleep "${CTRLC_AFTER:-10}"
+# SIGINT in mid-boot: once the kernel has printed its first line, a moment later.
+wait_line "$out" 'Linux version' 300 "$pid" || fail "Ctrl-C: no kernel line on stdout within 300 s"
+sleep "${CTRLC_AFTER:-2}"
 before=$(wc -c <"$out")
 kill -INT "$pid"
 sent=$(date +%s)
