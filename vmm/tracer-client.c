@@ -93,31 +93,31 @@ static struct route_table *routes_build(const struct patch_set *ps)
 }
 
 /*
- * Whether a paused vCPU stopped inside the stub. Its record may not be
+ * Which paused vCPUs stopped inside the stub (bit i: vCPU i). Its record may not be
  * reserved yet, so the drain cannot see it; routed after the change, it
  * would go to the wrong window (or to no client at all after a detach).
  */
-static int tracer_vcpu_in_stub(struct tracer *t, struct vcpu *self)
+static uint64_t tracer_vcpus_in_stub(struct tracer *t, struct vcpu *self)
 {
-	uint64_t pc;
+	uint64_t pc, mask = 0;
 
 	for (unsigned i = 0; i < t->vm->ncpus; i++) {
 		struct vcpu *v = &t->vm->vcpus[i];
 
 		if (v != self && !arch_vcpu_pc(v, &pc) && tracer_pc_in_stub(t, pc))
-			return 1;
+			mask |= 1ULL << i;
 	}
-	return 0;
+	return mask;
 }
 
 /*
- * Resumes the guest until every other live vCPU has begun a KVM_RUN (or
+ * Resumes the guest until every vCPU of `wait` has begun a KVM_RUN (or
  * WAIT_RUN_NS passed: a thread the host does not schedule), then pauses it
  * again: a vCPU that stopped inside the stub gets to run, however loaded the
  * host is, where a fixed nap could re-pause it before its thread woke.
  */
 #define WAIT_RUN_NS (20 * 1000 * 1000ULL)
-static void tracer_let_run(struct tracer *t, struct vcpu *self)
+static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
 {
 	unsigned long runs[VM_MAX_CPUS];
 	struct timespec nap = { 0, 20 * 1000 };
@@ -131,7 +131,8 @@ static void tracer_let_run(struct tracer *t, struct vcpu *self)
 	for (i = 0; i < n && tracer_now_ns() - start < WAIT_RUN_NS && !atomic_load(&t->vm->stopping);) {
 		struct vcpu *v = &t->vm->vcpus[i];
 
-		if (v == self || atomic_load(&v->runs) != runs[i] || atomic_load(&v->state) == VCPU_STOPPED)
+		if (v == self || !(wait & (1ULL << i)) || atomic_load(&v->runs) != runs[i] ||
+		    atomic_load(&v->state) == VCPU_STOPPED)
 			i++;
 		else
 			nanosleep(&nap, NULL);
@@ -150,14 +151,15 @@ static void tracer_let_run(struct tracer *t, struct vcpu *self)
 #define QUIESCE_NS (1000 * 1000 * 1000ULL)
 static void tracer_quiesce(struct tracer *t, struct vcpu *self)
 {
-	uint64_t start = tracer_now_ns();
+	uint64_t start = tracer_now_ns(), in_stub;
 
 	for (;;) {
-		if (!tracer_drain_all(t, 0) && !tracer_vcpu_in_stub(t, self))
+		in_stub = tracer_vcpus_in_stub(t, self);
+		if (!tracer_drain_all(t, 0) && !in_stub)
 			return;
 		if (tracer_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
 			break;
-		tracer_let_run(t, self);
+		tracer_let_run(t, self, in_stub ? in_stub : ~0ULL);
 	}
 	log_warn("a vCPU stayed inside the stub for %llu ms: a record may reach the wrong window",
 		 (unsigned long long)((tracer_now_ns() - start) / 1000000));
@@ -188,7 +190,7 @@ static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_
 			break;
 		/* Lock order is pause, then change_lock: drop it while the guest runs. */
 		pthread_mutex_unlock(&t->change_lock);
-		tracer_let_run(t, self);
+		tracer_let_run(t, self, ~0ULL);
 		pthread_mutex_lock(&t->change_lock);
 	}
 }
