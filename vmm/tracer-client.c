@@ -93,9 +93,10 @@ static struct route_table *routes_build(const struct patch_set *ps)
 }
 
 /*
- * Which paused vCPUs stopped inside the stub (bit i: vCPU i). Its record may not be
- * reserved yet, so the drain cannot see it; routed after the change, it
- * would go to the wrong window (or to no client at all after a detach).
+ * Which paused vCPUs stopped inside the stub (bit i: vCPU i). Such a
+ * vCPU's record may not be reserved yet, so the drain cannot see it; routed
+ * after the change, it would go to the wrong window (or to no client at all
+ * after a detach).
  */
 static uint64_t tracer_vcpus_in_stub(struct tracer *t, struct vcpu *self)
 {
@@ -144,9 +145,10 @@ static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
 /*
  * With the vCPUs paused: drain until no record is half-written and no vCPU
  * is inside the stub, so that every call made before the change is routed
- * by the routes from before it. Each retry lets every vCPU run a moment; the
- * wait gives up after QUIESCE_NS (a guest spending all its time in the stub
- * for a second is broken, or the host is starving it).
+ * by the routes from before it. Each retry lets the vCPUs caught in the stub
+ * run a moment (all of them when none is, but a record is half-written);
+ * the wait gives up after QUIESCE_NS (a guest spending all its time in the
+ * stub for a second is broken, or the host is starving it).
  */
 #define QUIESCE_NS (1000 * 1000 * 1000ULL)
 static void tracer_quiesce(struct tracer *t, struct vcpu *self)
