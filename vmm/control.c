@@ -246,7 +246,7 @@ static void ctl_handle(struct ctl_conn *c)
 		break;
 	case VT_CTL_STOP:
 		ctl_replyf(c, 0, "stopping the guest");
-		vm_request_stop(c->ctl->vm, EXIT_OK, "stopped by 'vmmtrace stop'");
+		tracer_stop(c->ctl->vm, NULL, EXIT_OK, "stopped by 'vmmtrace stop'");
 		break;
 	default:
 		ctl_replyf(c, -EINVAL, "unknown request type %u", c->hdr.type);

@@ -8,6 +8,8 @@
  * attached window sees exactly the calls made inside it.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -151,20 +153,49 @@ static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
  * stub for a second is broken, or the host is starving it).
  */
 #define QUIESCE_NS (1000 * 1000 * 1000ULL)
-static void tracer_quiesce(struct tracer *t, struct vcpu *self)
+static unsigned tracer_quiesce(struct tracer *t, struct vcpu *self)
 {
 	uint64_t start = tracer_now_ns(), in_stub;
+	unsigned retries = 0;
 
-	for (;;) {
+	for (;; retries++) {
 		in_stub = tracer_vcpus_in_stub(t, self);
 		if (!tracer_drain_all(t, 0) && !in_stub)
-			return;
+			return retries;
 		if (tracer_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
 			break;
 		tracer_let_run(t, self, in_stub ? in_stub : ~0ULL);
 	}
 	log_warn("a vCPU stayed inside the stub for %llu ms: a record may reach the wrong window",
 		 (unsigned long long)((tracer_now_ns() - start) / 1000000));
+	return retries;
+}
+
+void tracer_stop(struct vm *vm, struct vcpu *self, int status, const char *fmt, ...)
+{
+	char msg[sizeof(vm->exit_msg)];
+	unsigned retries;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!vm->tracer || atomic_load(&vm->stopping)) {
+		vm_request_stop(vm, status, "%s", msg);
+		return;
+	}
+	/*
+	 * Paused, a vCPU caught in the stub finishes its record first; the
+	 * stop request is made before the resume, so no vCPU enters the guest
+	 * again after the quiesce.
+	 */
+	vm_pause(vm, self);
+	retries = tracer_quiesce(vm->tracer, self);
+	vm_request_stop(vm, status, "%s", msg);
+	vm_resume(vm);
+	if (retries)
+		log_info("stop: a vCPU was inside the stub; it finished its record first (%u retries)",
+			 retries);
 }
 
 /*

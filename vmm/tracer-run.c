@@ -196,8 +196,8 @@ void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc)
 		return;
 	}
 	if (t->stop_at && pc == t->stop_at) {
-		vm_request_stop(vcpu->vm, EXIT_OK, "stopped at %s (--stop-at) on vCPU %u",
-				t->cfg.stop_at, vcpu->id);
+		tracer_stop(vcpu->vm, vcpu, EXIT_OK, "stopped at %s (--stop-at) on vCPU %u",
+			    t->cfg.stop_at, vcpu->id);
 	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
 		if (tracer_change(t, vcpu, handoff_enter_fn, vcpu, &res))
 			vm_request_stop(t->vm, EXIT_FAILURE_RUN, "cannot read ftrace_init's return address");

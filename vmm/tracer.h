@@ -69,6 +69,14 @@ void tracer_rcu_unregister(void);
 /* Whether pc lies in the stub's code (t may be NULL: no tracer, no stub). */
 int tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
 
+/*
+ * A clean stop (`vmmtrace stop`, a signal, --stop-at): vm_request_stop once
+ * no vCPU is inside the stub, so that the trace ends without a record left
+ * unfinished. self: the calling vCPU, or NULL on another thread.
+ */
+void tracer_stop(struct vm *vm, struct vcpu *self, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* vCPU thread: an execution breakpoint hit at pc. */
 void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc);
 

@@ -15,6 +15,7 @@
 #include "vmm/kvm.h"
 #include "vmm/log.h"
 #include "vmm/serial.h"
+#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -199,7 +200,7 @@ static void vm_wait(struct vm *vm)
 	while (!atomic_load(&vm->stopping)) {
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig > 0)
-			vm_request_stop(vm, EXIT_SIGNAL_BASE + sig, "stopped by %s", strsignal(sig));
+			tracer_stop(vm, NULL, EXIT_SIGNAL_BASE + sig, "stopped by %s", strsignal(sig));
 	}
 }
 

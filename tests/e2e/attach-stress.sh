@@ -85,6 +85,8 @@ check "vmmtrace stop is accepted" "$VMMTRACE" stop "$SOCK"
 wait "$vt"
 rc=$?
 check "vmmtrace exits 0 after stop (got $rc)" test "$rc" = 0
+check "the stop left no record unfinished and lost none" \
+	sh -c "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' '$TMPD/boot.err'"
 check "the guest never oopsed, panicked or warned" \
 	sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed' '$TMPD/console'"
 if python3 "$here/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
