@@ -35,7 +35,15 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 		return rc;
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
-	return mcount_read(&img->elf, &t->syms, &t->mt, err);
+	rc = mcount_read(&img->elf, &t->syms, &t->mt, err);
+	if (rc && t->cfg.system_map) {
+		/* The usual cause: a map of another build. */
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return err_set(err, rc, "%.300s: is '%.150s' this kernel's System.map?", why, t->cfg.system_map);
+	}
+	return rc;
 }
 
 static int tracer_build_filter(const struct tracer_config *cfg, struct filter *f, struct errbuf *err)

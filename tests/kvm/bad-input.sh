@@ -149,6 +149,18 @@ bad "--control in a missing directory" "cannot listen on '/nonexistent/dir/sock'
 	"$LEAN_BZIMAGE" --control /nonexistent/dir/sock
 bad "--system-map that does not exist" "cannot open System.map '/nonexistent'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --system-map /nonexistent
+# Another build's map, made from this kernel's own symbols: every address
+# 16 MiB off; and a map lacking the __mcount_loc bounds.
+"$VMMTRACE" symbols "$LEAN_BZIMAGE" 2>/dev/null | python3 -c '
+import sys
+for line in sys.stdin:
+    a, t, n = line.split()[:3]
+    print("%016x %s %s" % ((int(a, 16) + (16 << 20)) % 2**64, t, n))' >"$TMPD/shifted.map"
+grep -E ' (start_kernel|setup_arch)$' "$TMPD/shifted.map" >"$TMPD/few.map"
+bad "--system-map of another build" "__mcount_loc .* is not in the image file: is '$TMPD/shifted.map' this kernel's System.map\\?" \
+	"$LEAN_BZIMAGE" --trace start_kernel --system-map "$TMPD/shifted.map"
+bad "--system-map without __mcount_loc's bounds" "no __start_mcount_loc.*: is '$TMPD/few.map' this kernel's System.map\\?" \
+	"$LEAN_BZIMAGE" --trace start_kernel --system-map "$TMPD/few.map"
 
 echo "== control commands without a guest"
 # ctl_bad DESCRIPTION PATTERN ARGS...: `vmmtrace ARGS` fails with status 2,
