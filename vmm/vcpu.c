@@ -175,7 +175,10 @@ static void *vcpu_thread(void *arg)
 		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);
-		atomic_fetch_add(&vcpu->runs, 1);
+		/* Only this thread writes it: a store, no locked add on every exit. */
+		atomic_store_explicit(&vcpu->runs,
+				      atomic_load_explicit(&vcpu->runs, memory_order_relaxed) + 1,
+				      memory_order_release);
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			atomic_store(&vcpu->state, VCPU_IN_VMM);
 			if (errno == EINTR || errno == EAGAIN) {
