@@ -6,9 +6,13 @@
  * guest kernel does not unmask them), int3 is delivered to the guest as #BP
  * (its own text patching relies on that), and the MXCSR/x87 control and
  * status instructions act on the state KVM_GET_FPU/KVM_SET_FPU expose, with
- * memory operands reached through the guest's page tables.
+ * memory operands reached through the guest's page tables. The XSAVE family
+ * (xgetbv, xsetbv, xsave, xrstor) acts on KVM_GET/SET_XCRS and
+ * KVM_GET/SET_XSAVE the same way; see assist_xsave for why it is needed.
  */
+#include <cpuid.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "arch/x86_64/compat-insn.h"
@@ -21,7 +25,7 @@
 struct insn {
 	uint8_t b[16];
 	unsigned avail, pos;
-	int rex, seg_fs, seg_gs, addr32;
+	int rex, seg_fs, seg_gs, addr32, simd_prefix;
 	uint8_t modrm;
 	int has_modrm;
 	int32_t disp;
@@ -48,8 +52,9 @@ static void insn_prefixes(struct insn *in)
 			in->seg_gs = 1;
 		else if (c == 0x67)
 			in->addr32 = 1;
-		else if (c != 0x66 && c != 0xf0 && c != 0xf2 && c != 0xf3 &&
-			 c != 0x2e && c != 0x36 && c != 0x3e && c != 0x26)
+		else if (c == 0x66 || c == 0xf2 || c == 0xf3)
+			in->simd_prefix = 1;	/* selects another 0f ae instruction */
+		else if (c != 0xf0 && c != 0x2e && c != 0x36 && c != 0x3e && c != 0x26)
 			break;
 		in->pos++;
 	}
@@ -179,6 +184,239 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
 }
 
 /*
+ * An exception the instruction raises instead of completing (#GP, or #PF
+ * when its memory operand is not reachable the way it would access it):
+ * injected with RIP left on the instruction, as a fault. Returns 1.
+ */
+static int assist_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_t cr2)
+{
+	struct kvm_vcpu_events ev;
+
+	log_debug("vCPU %u: assisted instruction at 0x%llx raises vector %u (error 0x%x, address 0x%llx)",
+		  c->vcpu->id, (unsigned long long)c->regs.rip, nr, error, (unsigned long long)cr2);
+	if (nr == 14) {
+		c->sregs.cr2 = cr2;
+		if (kvm_ioctl(c->vcpu->fd, KVM_SET_SREGS, &c->sregs, NULL) < 0)
+			return -EIO;
+	}
+	if (kvm_ioctl(c->vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
+		return -EIO;
+	ev.exception.injected = 1;
+	ev.exception.nr = nr;
+	ev.exception.has_error_code = 1;
+	ev.exception.error_code = error;
+	ev.flags = 0;
+	return kvm_ioctl(c->vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 1;
+}
+
+#define PF_PRESENT 0x1
+#define PF_WRITE   0x2
+
+static int assist_get_xcr0(struct assist_ctx *c, uint64_t *xcr0)
+{
+	struct kvm_xcrs x;
+
+	memset(&x, 0, sizeof(x));
+	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XCRS, &x, NULL) < 0)
+		return -EIO;
+	for (unsigned i = 0; i < x.nr_xcrs && i < KVM_MAX_XCRS; i++)
+		if (x.xcrs[i].xcr == 0) {
+			*xcr0 = x.xcrs[i].value;
+			return 0;
+		}
+	return -EIO;
+}
+
+/*
+ * xgetbv and xsetbv on XCR0 through KVM_GET/SET_XCRS (KVM checks the value
+ * it is given; a value it refuses is the guest's #GP). XINUSE (xgetbv with
+ * ECX=1) is answered with XCR0: every enabled component in use, which is
+ * always a correct answer.
+ */
+static int assist_xcr(struct assist_ctx *c, unsigned assist)
+{
+	uint32_t index = (uint32_t)c->regs.rcx;
+	struct kvm_xcrs x;
+	uint64_t v;
+
+	if (assist == ASSIST_XGETBV) {
+		if (index > 1)
+			return assist_fault(c, 13, 0, 0);
+		if (assist_get_xcr0(c, &v))
+			return -EIO;
+		c->regs.rax = (uint32_t)v;
+		c->regs.rdx = v >> 32;
+		return 0;
+	}
+	if (index != 0)
+		return assist_fault(c, 13, 0, 0);
+	memset(&x, 0, sizeof(x));
+	x.nr_xcrs = 1;
+	x.xcrs[0].xcr = 0;
+	x.xcrs[0].value = (c->regs.rdx << 32) | (uint32_t)c->regs.rax;
+	if (kvm_ioctl(c->vcpu->fd, KVM_SET_XCRS, &x, NULL) < 0)
+		return assist_fault(c, 13, 0, 0);
+	return 0;
+}
+
+/*
+ * The standard-format XSAVE layout of this CPU: offset and size of each
+ * user state component from CPUID 0xD (SDM vol. 1 §13.4). KVM_GET_XSAVE
+ * hands over guest state in the same layout, as the host CPU defines it.
+ */
+static struct {
+	uint32_t off, size;
+} xsave_layout[64];
+static pthread_once_t xsave_layout_once = PTHREAD_ONCE_INIT;
+
+static void xsave_layout_init(void)
+{
+	unsigned a, b, c, d;
+
+	for (unsigned i = 2; i < 64; i++)
+		if (__get_cpuid_count(0xd, i, &a, &b, &c, &d) && a && !(c & 1))
+			xsave_layout[i].off = b, xsave_layout[i].size = a;
+}
+
+#define XSAVE_HDR       512	/* XSTATE_BV, XCOMP_BV, 48 reserved bytes */
+#define XSAVE_MIN       576
+#define XSAVE_X87_END   24	/* FCW..FDP; MXCSR and its mask follow */
+#define XSAVE_MXCSR     24
+#define XSAVE_ST        32
+#define XSAVE_XMM       160
+#define XSAVE_XMM_END   416
+#define XSTATE_X87      0x1ULL
+#define XSTATE_SSE      0x2ULL
+#define XSTATE_YMM      0x4ULL
+
+/*
+ * xsave and xrstor. This host runs the guest's user code natively with the
+ * host's XCR0 (x87, SSE, AVX, AVX-512 here), whatever XCR0 the guest kernel
+ * set, and user code sees the host's CPUID: glibc uses AVX and AVX-512.
+ * Under `noxsave` the guest kernel switched tasks' FPU state with
+ * fxsave/fxrstor, x87 and SSE only, so a task switch handed one task's
+ * upper register state to the next: a static busybox read its freshly
+ * copied TLS block back as zeros and segfaulted in __ctype_init (PID 1
+ * included), and a probe lost its ymm upper halves in most of 400
+ * sched_yield calls. So the guest kernel keeps XSAVE and enables the same
+ * components; the command line keeps AVX2/AVX-512VL code (which the
+ * emulator cannot run) and the xsave variants other than xsave/xrstor out
+ * of it; and these two, which the emulator cannot run at CPL0 either, act
+ * here on KVM's copy of the guest's state in standard form (SDM vol. 1
+ * §13.7-13.8). A memory operand the guest could not access that way gets
+ * the #PF the CPU would raise; a malformed header or MXCSR, the #GP.
+ */
+static int assist_xsave(struct assist_ctx *c, unsigned assist)
+{
+	struct vm *vm = c->vcpu->vm;
+	int write = assist == ASSIST_XSAVE, rc;
+	struct kvm_xsave kx;
+	uint8_t *k = (uint8_t *)kx.region, mem[sizeof(kx.region)];
+	uint64_t xcr0, rfbm, ea, fault, kbv, mbv, xcomp;
+	size_t len = XSAVE_MIN;
+
+	pthread_once(&xsave_layout_once, xsave_layout_init);
+	if (assist_get_xcr0(c, &xcr0))
+		return -EIO;
+	rfbm = xcr0 & ((c->regs.rdx << 32) | (uint32_t)c->regs.rax);
+	ea = insn_address(&c->in, &c->regs, &c->sregs);
+	if (ea & 63)
+		return assist_fault(c, 13, 0, 0);
+	for (unsigned i = 2; i < 64; i++) {
+		if (!(rfbm & (1ULL << i)))
+			continue;
+		if (!xsave_layout[i].size)
+			return -ENOTSUP;
+		if (len < xsave_layout[i].off + xsave_layout[i].size)
+			len = xsave_layout[i].off + xsave_layout[i].size;
+	}
+	if (len > sizeof(mem))
+		return -ENOTSUP;
+	rc = pagewalk_check(vm, &c->sregs, ea, len, write, &fault);
+	if (rc)
+		return assist_fault(c, 14, (rc == -EACCES ? PF_PRESENT : 0) | (write ? PF_WRITE : 0), fault);
+	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XSAVE, &kx, NULL) < 0)
+		return -EIO;
+	if (pagewalk_read(vm, &c->sregs, ea, mem, len))
+		return -EFAULT;
+	memcpy(&kbv, k + XSAVE_HDR, 8);
+	memcpy(&mbv, mem + XSAVE_HDR, 8);
+	if (write) {
+		/* KVM's legacy area holds init values for components not in use. */
+		if (rfbm & XSTATE_X87) {
+			memcpy(mem, k, XSAVE_X87_END);
+			memcpy(mem + XSAVE_ST, k + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
+		}
+		if (rfbm & (XSTATE_SSE | XSTATE_YMM))
+			memcpy(mem + XSAVE_MXCSR, k + XSAVE_MXCSR, 8);
+		if (rfbm & XSTATE_SSE)
+			memcpy(mem + XSAVE_XMM, k + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
+		for (unsigned i = 2; i < 64; i++)
+			if (rfbm & (1ULL << i)) {
+				if (kbv & (1ULL << i))
+					memcpy(mem + xsave_layout[i].off, k + xsave_layout[i].off,
+					       xsave_layout[i].size);
+				else
+					memset(mem + xsave_layout[i].off, 0, xsave_layout[i].size);
+			}
+		mbv = (mbv & ~rfbm) | (kbv & rfbm) | (rfbm & (XSTATE_X87 | XSTATE_SSE));
+		memcpy(mem + XSAVE_HDR, &mbv, 8);
+		return pagewalk_write(vm, &c->sregs, ea, mem, len) ? -EFAULT : 0;
+	}
+
+	memcpy(&xcomp, mem + XSAVE_HDR + 8, 8);
+	if (xcomp & (1ULL << 63))
+		return -ENOTSUP;	/* the compacted form: xsavec/xsaves are kept from the guest */
+	for (unsigned i = XSAVE_HDR + 8; i < XSAVE_HDR + 24; i++)
+		if (mem[i])	/* the standard form wants header bytes 23:8 zero */
+			return assist_fault(c, 13, 0, 0);
+	if (mbv & ~xcr0)
+		return assist_fault(c, 13, 0, 0);
+	if (rfbm & (XSTATE_SSE | XSTATE_YMM)) {
+		uint32_t mxcsr, mask;
+
+		memcpy(&mxcsr, mem + XSAVE_MXCSR, 4);
+		memcpy(&mask, k + XSAVE_MXCSR + 4, 4);
+		if (mxcsr & ~(mask ? mask : 0xffbf))
+			return assist_fault(c, 13, 0, 0);
+		memcpy(k + XSAVE_MXCSR, &mxcsr, 4);
+	}
+	/* x87 and SSE are written out even in init state, so that KVM keeps MXCSR. */
+	if (rfbm & XSTATE_X87) {
+		if (mbv & XSTATE_X87) {
+			memcpy(k, mem, XSAVE_X87_END);
+			memcpy(k + XSAVE_ST, mem + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
+		} else {
+			memset(k, 0, XSAVE_X87_END);
+			memset(k + XSAVE_ST, 0, XSAVE_XMM - XSAVE_ST);
+			k[0] = 0x7f, k[1] = 0x03;	/* FCW 0x037f */
+		}
+		kbv |= XSTATE_X87;
+	}
+	if (rfbm & XSTATE_SSE) {
+		if (mbv & XSTATE_SSE)
+			memcpy(k + XSAVE_XMM, mem + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
+		else
+			memset(k + XSAVE_XMM, 0, XSAVE_XMM_END - XSAVE_XMM);
+		kbv |= XSTATE_SSE;
+	}
+	for (unsigned i = 2; i < 64; i++) {
+		uint64_t bit = 1ULL << i;
+
+		if (!(rfbm & bit))
+			continue;
+		if (mbv & bit) {
+			memcpy(k + xsave_layout[i].off, mem + xsave_layout[i].off, xsave_layout[i].size);
+			kbv |= bit;
+		} else {
+			kbv &= ~bit;	/* KVM puts the component in its init state */
+		}
+	}
+	memcpy(k + XSAVE_HDR, &kbv, 8);
+	return kvm_ioctl(c->vcpu->fd, KVM_SET_XSAVE, &kx, NULL) < 0 ? -EIO : 0;
+}
+
+/*
  * lsl: the kernel reads its CPU number from the limit of the per-CPU
  * segment this way (the NMI and paranoid entry paths). SDM: ZF=1 and the
  * (granularity-scaled) limit for a valid GDT descriptor, else ZF=0.
@@ -236,10 +474,21 @@ static int assist_decode(struct insn *in)
 			return ASSIST_EMMS;
 		if (op2 == 0x03)
 			return insn_modrm(in) ? -1 : ASSIST_LSL;
-		if (op2 != 0xae || insn_modrm(in) || (in->modrm >> 6) == 3)
+		if (op2 == 0x01) {	/* 0f 01 d0 xgetbv, 0f 01 d1 xsetbv */
+			if (in->simd_prefix || insn_byte(in, &op2) || (op2 != 0xd0 && op2 != 0xd1))
+				return -1;
+			return op2 == 0xd0 ? ASSIST_XGETBV : ASSIST_XSETBV;
+		}
+		if (op2 != 0xae || in->simd_prefix || insn_modrm(in) || (in->modrm >> 6) == 3)
 			return -1;
-		return ((in->modrm >> 3) & 7) == 2 ? ASSIST_LDMXCSR :
-		       ((in->modrm >> 3) & 7) == 3 ? ASSIST_STMXCSR : -1;
+		switch ((in->modrm >> 3) & 7) {
+		case 2: return ASSIST_LDMXCSR;
+		case 3: return ASSIST_STMXCSR;
+		case 4: return ASSIST_XSAVE;
+		case 5: return ASSIST_XRSTOR;
+		case 6: return ASSIST_XSAVE;	/* xsaveopt may write all that xsave writes */
+		default: return -1;
+		}
 	case 0xdf:
 		if (in->pos < in->avail && in->b[in->pos] == 0xe0) {
 			in->pos++;
@@ -323,8 +572,16 @@ int compat_insn_assist(struct vcpu *vcpu)
 		rc = 0;
 	else if (assist == ASSIST_LSL)
 		rc = assist_lsl(&c);
+	else if (assist == ASSIST_XGETBV || assist == ASSIST_XSETBV)
+		rc = assist_xcr(&c, assist);
+	else if (assist == ASSIST_XSAVE || assist == ASSIST_XRSTOR)
+		rc = assist_xsave(&c, assist);
 	else
 		rc = assist_fpu(&c, assist);
+	if (rc == 1) {		/* an exception was injected instead */
+		compat_count(&vcpu->vm->compat, ASSIST_FAULT);
+		return 0;
+	}
 	if (rc)
 		return rc;
 	c.regs.rip += c.in.pos;

@@ -15,6 +15,7 @@
 #include "arch/x86_64/compat-insn.h"
 #include "arch/x86_64/cpu.h"
 #include "vmm/cmd.h"
+#include "vmm/compat.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
 #include "vmm/vcpu.h"
@@ -24,7 +25,11 @@ static const char *const assist_names[ASSIST_COUNT] = {
 	[ASSIST_FWAIT] = "fwait", [ASSIST_INT3] = "int3", [ASSIST_LDMXCSR] = "ldmxcsr",
 	[ASSIST_STMXCSR] = "stmxcsr", [ASSIST_FNSTSW] = "fnstsw", [ASSIST_FLDCW] = "fldcw",
 	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms", [ASSIST_LSL] = "lsl",
+	[ASSIST_XGETBV] = "xgetbv", [ASSIST_XSETBV] = "xsetbv", [ASSIST_XSAVE] = "xsave",
+	[ASSIST_XRSTOR] = "xrstor", [ASSIST_FAULT] = "fault-injected",
 };
+
+_Static_assert(ASSIST_COUNT <= COMPAT_MAX_ASSISTS, "compat_stats has too few counters");
 
 const char *arch_compat_assist_name(unsigned assist)
 {
@@ -57,13 +62,19 @@ int arch_compat_detect(void)
 
 /*
  * HOST-KVM §2, §3, §7: keep instructions the emulator cannot run out of the
- * guest kernel (noxsave, clearcpuid; CPUID from KVM_SET_CPUID2 is mostly not
+ * guest kernel (clearcpuid; CPUID from KVM_SET_CPUID2 is mostly not
  * honoured), skip crypto self-tests that run for minutes when emulated, and
  * the speed-only options rodata=off (W+X walk) and the weak-function scan.
+ * Not `noxsave` as HOST-KVM §7 has it: the guest kernel must switch the
+ * AVX and AVX-512 state its user code uses natively (see assist_xsave in
+ * compat-insn.c); clearing avx2 and avx512vl keeps the kernel's own vector
+ * code away, and clearing the xsave variants leaves it xsave and xrstor,
+ * which are assisted.
  */
 const char *arch_compat_cmdline(void)
 {
-	return "noxsave clearcpuid=smap,popcnt,ssse3 cryptomgr.notests rodata=off "
+	return "clearcpuid=smap,popcnt,ssse3,avx2,avx512vl,xsaveopt,xsavec,xsaves,xgetbv1 "
+	       "cryptomgr.notests rodata=off "
 	       "initcall_blacklist=ftrace_check_for_weak_functions "
 	       /* Emulated CPUs on a loaded host look stalled to the guest's detectors. */
 	       "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60";

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A read-only walk of the guest's page tables (SDM vol. 3 §4.5), used where
- * the VMM must touch memory the guest names by virtual address. Every table
- * entry is read through vm_gpa_ptr, so a hostile CR3 cannot take us outside
- * guest RAM.
+ * A walk of the guest's page tables (SDM vol. 3 §4.5), used where the VMM
+ * must touch memory the guest names by virtual address. Every table entry is
+ * read through vm_gpa_ptr, so a hostile CR3 cannot take us outside guest
+ * RAM. A write marks the leaf entry accessed and dirty, as the CPU would:
+ * the guest's memory management trusts the dirty bit.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,10 +14,13 @@
 
 #define PTE_P    0x1ULL
 #define PTE_W    0x2ULL
+#define PTE_A    0x20ULL
+#define PTE_D    0x40ULL
 #define PTE_PS   0x80ULL
 #define PTE_ADDR 0x000ffffffffff000ULL
 #define CR0_PG   0x80000000ULL
 #define CR4_LA57 0x1000ULL
+#define CR0_WP   0x10000ULL
 
 int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
 		       int write, uint64_t *gpa)
@@ -36,11 +40,15 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 		if (!entry)
 			return -EFAULT;
 		pte = __atomic_load_n(entry, __ATOMIC_RELAXED);
-		if (!(pte & PTE_P) || (write && !(pte & PTE_W) && (sregs->cr0 & 0x10000)))
+		if (!(pte & PTE_P))
 			return -EFAULT;
+		if (write && !(pte & PTE_W) && (sregs->cr0 & CR0_WP))
+			return -EACCES;
 		if (level == 1 || ((level == 2 || level == 3) && (pte & PTE_PS))) {
 			uint64_t mask = (1ULL << shift) - 1;
 
+			if (write && (pte & (PTE_A | PTE_D)) != (PTE_A | PTE_D))
+				__atomic_fetch_or(entry, PTE_A | PTE_D, __ATOMIC_RELAXED);
 			*gpa = ((pte & PTE_ADDR) & ~mask) | (gva & mask);
 			return 0;
 		}
@@ -71,6 +79,27 @@ static int pagewalk_copy(struct vm *vm, const struct kvm_sregs *sregs, uint64_t 
 		gva += chunk;
 		buf += chunk;
 		len -= chunk;
+	}
+	return 0;
+}
+
+int pagewalk_check(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, size_t len,
+		   int write, uint64_t *fault)
+{
+	uint64_t va = gva, last = gva + len - 1, gpa;
+	int rc;
+
+	while (len) {
+		rc = pagewalk_translate(vm, sregs, va, write, &gpa);
+		if (!rc && !vm_gpa_ptr(vm, gpa, 1))
+			rc = -EFAULT;
+		if (rc) {
+			*fault = va;
+			return rc;
+		}
+		if ((va >> 12) == (last >> 12))
+			break;
+		va = (va | 0xfff) + 1;
 	}
 	return 0;
 }

@@ -3,7 +3,9 @@
 # The lean test kernel on two vCPUs, booted to the test /init
 # (docs/TEST-GUEST.md) and back: both CPUs come up, /init runs its cpus and
 # uname steps, the guest reboots and vmmtrace exits 0 with the console on its
-# stdout. Guest kernel code may be emulated here (about 80 s to /init), so
+# stdout. The vector-state step checks that task switches in the guest keep
+# each task's AVX/AVX-512 registers (on this host only through the compat
+# layer's xsave/xrstor assists). Guest kernel code may be emulated here (about 80 s to /init), so
 # one boot serves every check; a hang is cut off after LEAN_TIMEOUT seconds.
 . "$(dirname "$0")/../lib.sh"
 require_kvm
@@ -29,7 +31,7 @@ nnames=$(wc -l <"$TMPD/names.txt")
 start=$(date +%s)
 # -v: the exit reason goes to stderr even when the status is 0.
 timeout -k 30 -s INT "$timeout_s" "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$TMPD/initrd" \
-	--cpus 2 --cmdline "vmmtrace.steps=cpus,uname,kallsyms vmmtrace.expect_cpus=2 vmmtrace.kallsyms_max=4000" -v \
+	--cpus 2 --cmdline "vmmtrace.steps=cpus,uname,kallsyms,vector-state vmmtrace.expect_cpus=2 vmmtrace.kallsyms_max=4000" -v \
 	</dev/null >"$raw" 2>"$err"
 rc=$?
 echo "INFO: lean kernel, 2 vCPUs: exit status $rc after $(( $(date +%s) - start )) s"
@@ -49,8 +51,17 @@ check "cpus step counted 2 online CPUs" grep -qE '^VMMTRACE-STEP cpus: .*\bcount
 check "... and init may run on both (nproc=2)" grep -qE '^VMMTRACE-STEP cpus: .*\bnproc=2( |$)' "$out"
 check "uname step passed on x86_64" grep -qE '^VMMTRACE-STEP uname: .*\bmachine=x86_64( |$)' "$out"
 check "... naming the kernel release" grep -qE '^VMMTRACE-RESULT uname PASS [0-9]+\.[0-9]+' "$out"
-check "/init finished every step: done passed=3 failed=0" \
-	grep -qx 'VMMTRACE-INIT: done passed=3 failed=0' "$out"
+# The guest's user code sees the host CPU's vector extensions.
+if grep -qw avx512f /proc/cpuinfo; then want=avx512; elif grep -qw avx /proc/cpuinfo; then want=avx; else want=none; fi
+check "vector-state: 3 tasks switching on one vCPU kept their vector registers, checked=$want" \
+	grep -qx "VMMTRACE-RESULT vector-state PASS 3 workers on CPU 0 x 300 yields, checked=$want" "$out"
+if grep -q 'compat layer on' "$err"; then
+	check "... through the compat layer's xsave and xrstor assists" \
+		grep -qE 'compat assist xrstor +fired [1-9][0-9]* times' "$err"
+fi
+check "no user process segfaulted" not_grep 'segfault at' "$out"
+check "/init finished every step: done passed=4 failed=0" \
+	grep -qx 'VMMTRACE-INIT: done passed=4 failed=0' "$out"
 "$oracle" check "$TMPD/expected" "$out" >"$TMPD/oracle" 2>&1
 orc=$?
 grep '^FAIL' "$TMPD/oracle" | head -5 | sed 's/^FAIL/    mismatch/'

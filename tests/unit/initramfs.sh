@@ -36,7 +36,7 @@ check "listing has /dev/console, char 5,1" \
 check "every entry is owned by root" awk '$3 != "root" || $4 != "root" { bad = 1 } END { exit bad }' "$TMPD/list"
 
 mkdir -p "$TMPD/root"
-(cd "$TMPD/root" && cpio -id --quiet --no-absolute-filenames init bin/sysloop <"$cpio_file")
+(cd "$TMPD/root" && cpio -id --quiet --no-absolute-filenames init bin/sysloop bin/vecstate <"$cpio_file")
 check "/init in the archive is tests/guest/init" cmp -s "$TMPD/root/init" "$TOP/tests/guest/init"
 check "/init passes sh -n" "$BUSYBOX" sh -n "$TMPD/root/init"
 sysloop=$TMPD/root/bin/sysloop
@@ -99,6 +99,20 @@ run_init "vmmtrace.steps=syscall-loop vmmtrace.loop_cpulist=4095"
 check "syscall-loop fails on an absent CPU" out_match "VMMTRACE-RESULT syscall-loop FAIL .*worker 0.*"
 run_init "vmmtrace.steps=syscall-loop vmmtrace.loops=12x"
 check "syscall-loop rejects a bad count" out_has "VMMTRACE-RESULT syscall-loop FAIL bad vmmtrace.loops '12x'"
+
+# vector-state on the host's own kernel: nothing lost, and it checks what
+# this CPU lets user code use.
+if grep -qw avx512f /proc/cpuinfo; then want=avx512; elif grep -qw avx /proc/cpuinfo; then want=avx; else want=none; fi
+run_init "vmmtrace.steps=vector-state vmmtrace.vec_yields=200"
+check "vector-state passes on the host, checking $want" \
+	out_has "VMMTRACE-RESULT vector-state PASS 3 workers on CPU 0 x 200 yields, checked=$want"
+check "vector-state: a line per worker, pinned to CPU 0" \
+	test "$(grep -cE '^VMMTRACE-STEP vector-state: worker=[0-2] status=[03] pid=[0-9]+ cpu=0 ' "$TMPD/init.out")" = 3
+run_init "vmmtrace.steps=vector-state vmmtrace.vec_workers=1"
+check "vector-state needs two workers to switch between" \
+	out_has "VMMTRACE-RESULT vector-state FAIL bad vmmtrace.vec_workers '1' (2 or more) or vec_yields '300'"
+run_init "vmmtrace.steps=vector-state vmmtrace.vec_yields=x"
+check "vector-state rejects a bad yield count" out_match "VMMTRACE-RESULT vector-state FAIL bad .*vec_yields 'x'"
 
 # Nothing but sysloop may call getpriority, or traces of its handler would
 # count more than the loop did: strace the whole init run.
