@@ -8,7 +8,8 @@
 #    exactly one getpriority event per loop iteration inside it
 #    (attach_check.py), and after the last detach every slot's bytes are
 #    what they were before the first attach (status digest);
-#  - the guest never oopses or panics, and vmmtrace stop ends it with 0.
+#  - the guest never oopses or panics, no process segfaults, and vmmtrace
+#    stop ends it with 0.
 . "$(dirname "$0")/../lib.sh"
 require_kvm
 require_file "$LEAN_BZIMAGE"
@@ -87,8 +88,8 @@ rc=$?
 check "vmmtrace exits 0 after stop (got $rc)" test "$rc" = 0
 check "the stop left no record unfinished and lost none" \
 	sh -c "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' '$TMPD/boot.err'"
-check "the guest never oopsed, panicked or warned" \
-	sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed' '$TMPD/console'"
+check "the guest never oopsed, panicked or warned, and no process segfaulted" \
+	sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed|segfault at' '$TMPD/console'"
 if python3 "$here/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
 	cat "$TMPD/check"
 else
