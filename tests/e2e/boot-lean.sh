@@ -5,7 +5,9 @@
 # uname steps, the guest reboots and vmmtrace exits 0 with the console on its
 # stdout. The vector-state step checks that task switches in the guest keep
 # each task's AVX/AVX-512 registers (on this host only through the compat
-# layer's xsave/xrstor assists). Guest kernel code may be emulated here (about 80 s to /init), so
+# layer's xsave/xrstor assists), and sigframe that signal frames get the
+# same from the kernel, a corrupt one ending its task with SIGSEGV (the
+# assists' #PF and #GP). Guest kernel code may be emulated here (about 80 s to /init), so
 # one boot serves every check; a hang is cut off after LEAN_TIMEOUT seconds.
 . "$(dirname "$0")/../lib.sh"
 require_kvm
@@ -31,7 +33,7 @@ nnames=$(wc -l <"$TMPD/names.txt")
 start=$(date +%s)
 # -v: the exit reason goes to stderr even when the status is 0.
 timeout -k 30 -s INT "$timeout_s" "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$TMPD/initrd" \
-	--cpus 2 --cmdline "vmmtrace.steps=cpus,uname,kallsyms,vector-state vmmtrace.expect_cpus=2 vmmtrace.kallsyms_max=4000" -v \
+	--cpus 2 --cmdline "vmmtrace.steps=cpus,uname,kallsyms,vector-state,sigframe vmmtrace.expect_cpus=2 vmmtrace.kallsyms_max=4000" -v \
 	</dev/null >"$raw" 2>"$err"
 rc=$?
 echo "INFO: lean kernel, 2 vCPUs: exit status $rc after $(( $(date +%s) - start )) s"
@@ -55,13 +57,20 @@ check "... naming the kernel release" grep -qE '^VMMTRACE-RESULT uname PASS [0-9
 if grep -qw avx512f /proc/cpuinfo; then want=avx512; elif grep -qw avx /proc/cpuinfo; then want=avx; else want=none; fi
 check "vector-state: 3 tasks switching on one vCPU kept their vector registers, checked=$want" \
 	grep -qx "VMMTRACE-RESULT vector-state PASS 3 workers on CPU 0 x 300 yields, checked=$want" "$out"
+check "sigframe: a handler on a fresh stack kept the vector state; a corrupt frame got SIGSEGV" \
+	grep -qx "VMMTRACE-RESULT sigframe PASS vector state kept across a handler; a corrupt frame ends the task with SIGSEGV" "$out"
+check "... and the kernel's xsave into that frame reached a page nothing had touched (fresh=1)" \
+	grep -q "^VMMTRACE-STEP sigframe: ok=0 bad=139 ok-said='SIGXSTATE ok kept=1 fresh=1'" "$out"
 if grep -q 'compat layer on' "$err"; then
 	check "... through the compat layer's xsave and xrstor assists" \
 		grep -qE 'compat assist xrstor +fired [1-9][0-9]* times' "$err"
+	# sigxstate's frame reaching an untouched page (#PF) and its corrupt header (#GP)
+	check "... which raised the #PF and the #GP of sigframe in the guest" \
+		grep -qE 'compat assist fault-injected +fired ([2-9]|[1-9][0-9]+) times' "$err"
 fi
 check "no user process segfaulted" not_grep 'segfault at' "$out"
-check "/init finished every step: done passed=4 failed=0" \
-	grep -qx 'VMMTRACE-INIT: done passed=4 failed=0' "$out"
+check "/init finished every step: done passed=5 failed=0" \
+	grep -qx 'VMMTRACE-INIT: done passed=5 failed=0' "$out"
 "$oracle" check "$TMPD/expected" "$out" >"$TMPD/oracle" 2>&1
 orc=$?
 grep '^FAIL' "$TMPD/oracle" | head -5 | sed 's/^FAIL/    mismatch/'

@@ -36,7 +36,7 @@ check "listing has /dev/console, char 5,1" \
 check "every entry is owned by root" awk '$3 != "root" || $4 != "root" { bad = 1 } END { exit bad }' "$TMPD/list"
 
 mkdir -p "$TMPD/root"
-(cd "$TMPD/root" && cpio -id --quiet --no-absolute-filenames init bin/sysloop bin/vecstate <"$cpio_file")
+(cd "$TMPD/root" && cpio -id --quiet --no-absolute-filenames init bin/sysloop bin/vecstate bin/sigxstate <"$cpio_file")
 check "/init in the archive is tests/guest/init" cmp -s "$TMPD/root/init" "$TOP/tests/guest/init"
 check "/init passes sh -n" "$BUSYBOX" sh -n "$TMPD/root/init"
 sysloop=$TMPD/root/bin/sysloop
@@ -113,6 +113,16 @@ check "vector-state needs two workers to switch between" \
 	out_has "VMMTRACE-RESULT vector-state FAIL bad vmmtrace.vec_workers '1' (2 or more) or vec_yields '300'"
 run_init "vmmtrace.steps=vector-state vmmtrace.vec_yields=x"
 check "vector-state rejects a bad yield count" out_match "VMMTRACE-RESULT vector-state FAIL bad .*vec_yields 'x'"
+
+run_init "vmmtrace.steps=sigframe"
+if [ "$want" = none ]; then
+	check "sigframe: nothing to check without AVX" out_has "VMMTRACE-RESULT sigframe PASS nothing to check: no AVX for user code"
+else
+	check "sigframe passes on the host: state kept, corrupt frame -> SIGSEGV" \
+		out_has "VMMTRACE-RESULT sigframe PASS vector state kept across a handler; a corrupt frame ends the task with SIGSEGV"
+	check "sigframe: what sigxstate said" \
+		out_match "VMMTRACE-STEP sigframe: ok=0 bad=139 ok-said='SIGXSTATE ok kept=1 fresh=1' bad-said='[^']*'"
+fi
 
 # Nothing but sysloop may call getpriority, or traces of its handler would
 # count more than the loop did: strace the whole init run.

@@ -23,6 +23,26 @@ static inline long rt_syscall(long nr, long a, long b, long c)
 	return ret;
 }
 
+/* The fourth to sixth arguments go in r10, r8, r9. */
+static inline long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static inline long rt_syscall4(long nr, long a, long b, long c, long d)
+{
+	return rt_syscall6(nr, a, b, c, d, 0, 0);
+}
+
 #define RT_STR(x) #x
 #define RT_XSTR(x) RT_STR(x)
 
