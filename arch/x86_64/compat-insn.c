@@ -7,12 +7,9 @@
  * (its own text patching relies on that), and the MXCSR/x87 control and
  * status instructions act on the state KVM_GET_FPU/KVM_SET_FPU expose, with
  * memory operands reached through the guest's page tables. The XSAVE family
- * (xgetbv, xsetbv, xsave, xrstor) acts on KVM_GET/SET_XCRS and
- * KVM_GET/SET_XSAVE the same way; see assist_xsave for why it is needed.
+ * is in compat-xsave.c.
  */
-#include <cpuid.h>
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "arch/x86_64/compat-insn.h"
@@ -21,17 +18,6 @@
 #include "vmm/log.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-struct insn {
-	uint8_t b[16];
-	unsigned avail, pos;
-	int rex, seg_fs, seg_gs, addr32, simd_prefix;
-	uint8_t modrm;
-	int has_modrm;
-	int32_t disp;
-	int rip_rel;
-	int base, index, scale;	/* -1: none */
-};
 
 static int insn_byte(struct insn *in, uint8_t *v)
 {
@@ -113,8 +99,8 @@ static uint64_t insn_reg(const struct kvm_regs *r, int n)
 	return v[n & 15];
 }
 
-static uint64_t insn_address(const struct insn *in, const struct kvm_regs *r,
-			     const struct kvm_sregs *s)
+uint64_t compat_insn_address(const struct insn *in, const struct kvm_regs *r,
+			    const struct kvm_sregs *s)
 {
 	uint64_t ea = (uint64_t)(int64_t)in->disp;
 
@@ -133,13 +119,6 @@ static uint64_t insn_address(const struct insn *in, const struct kvm_regs *r,
 	return ea;
 }
 
-struct assist_ctx {
-	struct vcpu *vcpu;
-	struct kvm_regs regs;
-	struct kvm_sregs sregs;
-	struct insn in;
-};
-
 static int assist_fpu(struct assist_ctx *c, unsigned assist)
 {
 	struct vm *vm = c->vcpu->vm;
@@ -151,7 +130,7 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
 	if (kvm_ioctl(c->vcpu->fd, KVM_GET_FPU, &fpu, NULL) < 0)
 		return -EIO;
 	if (c->in.has_modrm && (c->in.modrm >> 6) != 3)
-		ea = insn_address(&c->in, &c->regs, &c->sregs);
+		ea = compat_insn_address(&c->in, &c->regs, &c->sregs);
 	switch (assist) {
 	case ASSIST_LDMXCSR:
 		if (pagewalk_read(vm, &c->sregs, ea, &v32, 4))
@@ -188,7 +167,7 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
  * when its memory operand is not reachable the way it would access it):
  * injected with RIP left on the instruction, as a fault. Returns 1.
  */
-static int assist_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_t cr2)
+int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_t cr2)
 {
 	struct kvm_vcpu_events ev;
 
@@ -209,213 +188,6 @@ static int assist_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint6
 	return kvm_ioctl(c->vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 1;
 }
 
-#define PF_PRESENT 0x1
-#define PF_WRITE   0x2
-
-static int assist_get_xcr0(struct assist_ctx *c, uint64_t *xcr0)
-{
-	struct kvm_xcrs x;
-
-	memset(&x, 0, sizeof(x));
-	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XCRS, &x, NULL) < 0)
-		return -EIO;
-	for (unsigned i = 0; i < x.nr_xcrs && i < KVM_MAX_XCRS; i++)
-		if (x.xcrs[i].xcr == 0) {
-			*xcr0 = x.xcrs[i].value;
-			return 0;
-		}
-	return -EIO;
-}
-
-/*
- * xgetbv and xsetbv on XCR0 through KVM_GET/SET_XCRS (KVM checks the value
- * it is given; a value it refuses is the guest's #GP). XINUSE (xgetbv with
- * ECX=1) is answered with XCR0: every enabled component in use, which is
- * always a correct answer.
- */
-static int assist_xcr(struct assist_ctx *c, unsigned assist)
-{
-	uint32_t index = (uint32_t)c->regs.rcx;
-	struct kvm_xcrs x;
-	uint64_t v;
-
-	if (assist == ASSIST_XGETBV) {
-		if (index > 1)
-			return assist_fault(c, 13, 0, 0);
-		if (assist_get_xcr0(c, &v))
-			return -EIO;
-		c->regs.rax = (uint32_t)v;
-		c->regs.rdx = v >> 32;
-		return 0;
-	}
-	if (index != 0)
-		return assist_fault(c, 13, 0, 0);
-	memset(&x, 0, sizeof(x));
-	x.nr_xcrs = 1;
-	x.xcrs[0].xcr = 0;
-	x.xcrs[0].value = (c->regs.rdx << 32) | (uint32_t)c->regs.rax;
-	if (kvm_ioctl(c->vcpu->fd, KVM_SET_XCRS, &x, NULL) < 0)
-		return assist_fault(c, 13, 0, 0);
-	return 0;
-}
-
-/*
- * The standard-format XSAVE layout of this CPU: offset and size of each
- * user state component from CPUID 0xD (SDM vol. 1 §13.4). KVM_GET_XSAVE
- * hands over guest state in the same layout, as the host CPU defines it.
- */
-static struct {
-	uint32_t off, size;
-} xsave_layout[64];
-static pthread_once_t xsave_layout_once = PTHREAD_ONCE_INIT;
-
-static void xsave_layout_init(void)
-{
-	unsigned a, b, c, d;
-
-	for (unsigned i = 2; i < 64; i++)
-		if (__get_cpuid_count(0xd, i, &a, &b, &c, &d) && a && !(c & 1))
-			xsave_layout[i].off = b, xsave_layout[i].size = a;
-}
-
-#define XSAVE_HDR       512	/* XSTATE_BV, XCOMP_BV, 48 reserved bytes */
-#define XSAVE_MIN       576
-#define XSAVE_X87_END   24	/* FCW..FDP; MXCSR and its mask follow */
-#define XSAVE_MXCSR     24
-#define XSAVE_ST        32
-#define XSAVE_XMM       160
-#define XSAVE_XMM_END   416
-#define XSTATE_X87      0x1ULL
-#define XSTATE_SSE      0x2ULL
-#define XSTATE_YMM      0x4ULL
-
-/*
- * xsave and xrstor. This host runs the guest's user code natively with the
- * host's XCR0 (x87, SSE, AVX, AVX-512 here), whatever XCR0 the guest kernel
- * set, and user code sees the host's CPUID: glibc uses AVX and AVX-512.
- * Under `noxsave` the guest kernel switched tasks' FPU state with
- * fxsave/fxrstor, x87 and SSE only, so a task switch handed one task's
- * upper register state to the next: a static busybox read its freshly
- * copied TLS block back as zeros and segfaulted in __ctype_init (PID 1
- * included), and a probe lost its ymm upper halves in most of 400
- * sched_yield calls. So the guest kernel keeps XSAVE and enables the same
- * components; the command line keeps AVX2/AVX-512VL code (which the
- * emulator cannot run) and the xsave variants other than xsave/xrstor out
- * of it; and these two, which the emulator cannot run at CPL0 either, act
- * here on KVM's copy of the guest's state in standard form (SDM vol. 1
- * §13.7-13.8). A memory operand the guest could not access that way gets
- * the #PF the CPU would raise; a malformed header or MXCSR, the #GP.
- */
-static int assist_xsave(struct assist_ctx *c, unsigned assist)
-{
-	struct vm *vm = c->vcpu->vm;
-	int write = assist == ASSIST_XSAVE, rc;
-	struct kvm_xsave kx;
-	uint8_t *k = (uint8_t *)kx.region, mem[sizeof(kx.region)];
-	uint64_t xcr0, rfbm, ea, fault, kbv, mbv, xcomp;
-	size_t len = XSAVE_MIN;
-
-	pthread_once(&xsave_layout_once, xsave_layout_init);
-	if (assist_get_xcr0(c, &xcr0))
-		return -EIO;
-	rfbm = xcr0 & ((c->regs.rdx << 32) | (uint32_t)c->regs.rax);
-	ea = insn_address(&c->in, &c->regs, &c->sregs);
-	if (ea & 63)
-		return assist_fault(c, 13, 0, 0);
-	for (unsigned i = 2; i < 64; i++) {
-		if (!(rfbm & (1ULL << i)))
-			continue;
-		if (!xsave_layout[i].size)
-			return -ENOTSUP;
-		if (len < xsave_layout[i].off + xsave_layout[i].size)
-			len = xsave_layout[i].off + xsave_layout[i].size;
-	}
-	if (len > sizeof(mem))
-		return -ENOTSUP;
-	rc = pagewalk_check(vm, &c->sregs, ea, len, write, &fault);
-	if (rc)
-		return assist_fault(c, 14, (rc == -EACCES ? PF_PRESENT : 0) | (write ? PF_WRITE : 0), fault);
-	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XSAVE, &kx, NULL) < 0)
-		return -EIO;
-	if (pagewalk_read(vm, &c->sregs, ea, mem, len))
-		return -EFAULT;
-	memcpy(&kbv, k + XSAVE_HDR, 8);
-	memcpy(&mbv, mem + XSAVE_HDR, 8);
-	if (write) {
-		/* KVM's legacy area holds init values for components not in use. */
-		if (rfbm & XSTATE_X87) {
-			memcpy(mem, k, XSAVE_X87_END);
-			memcpy(mem + XSAVE_ST, k + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
-		}
-		if (rfbm & (XSTATE_SSE | XSTATE_YMM))
-			memcpy(mem + XSAVE_MXCSR, k + XSAVE_MXCSR, 8);
-		if (rfbm & XSTATE_SSE)
-			memcpy(mem + XSAVE_XMM, k + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
-		for (unsigned i = 2; i < 64; i++)
-			if (rfbm & (1ULL << i)) {
-				if (kbv & (1ULL << i))
-					memcpy(mem + xsave_layout[i].off, k + xsave_layout[i].off,
-					       xsave_layout[i].size);
-				else
-					memset(mem + xsave_layout[i].off, 0, xsave_layout[i].size);
-			}
-		mbv = (mbv & ~rfbm) | (kbv & rfbm) | (rfbm & (XSTATE_X87 | XSTATE_SSE));
-		memcpy(mem + XSAVE_HDR, &mbv, 8);
-		return pagewalk_write(vm, &c->sregs, ea, mem, len) ? -EFAULT : 0;
-	}
-
-	memcpy(&xcomp, mem + XSAVE_HDR + 8, 8);
-	if (xcomp & (1ULL << 63))
-		return -ENOTSUP;	/* the compacted form: xsavec/xsaves are kept from the guest */
-	for (unsigned i = XSAVE_HDR + 8; i < XSAVE_HDR + 24; i++)
-		if (mem[i])	/* the standard form wants header bytes 23:8 zero */
-			return assist_fault(c, 13, 0, 0);
-	if (mbv & ~xcr0)
-		return assist_fault(c, 13, 0, 0);
-	if (rfbm & (XSTATE_SSE | XSTATE_YMM)) {
-		uint32_t mxcsr, mask;
-
-		memcpy(&mxcsr, mem + XSAVE_MXCSR, 4);
-		memcpy(&mask, k + XSAVE_MXCSR + 4, 4);
-		if (mxcsr & ~(mask ? mask : 0xffbf))
-			return assist_fault(c, 13, 0, 0);
-		memcpy(k + XSAVE_MXCSR, &mxcsr, 4);
-	}
-	/* x87 and SSE are written out even in init state, so that KVM keeps MXCSR. */
-	if (rfbm & XSTATE_X87) {
-		if (mbv & XSTATE_X87) {
-			memcpy(k, mem, XSAVE_X87_END);
-			memcpy(k + XSAVE_ST, mem + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
-		} else {
-			memset(k, 0, XSAVE_X87_END);
-			memset(k + XSAVE_ST, 0, XSAVE_XMM - XSAVE_ST);
-			k[0] = 0x7f, k[1] = 0x03;	/* FCW 0x037f */
-		}
-		kbv |= XSTATE_X87;
-	}
-	if (rfbm & XSTATE_SSE) {
-		if (mbv & XSTATE_SSE)
-			memcpy(k + XSAVE_XMM, mem + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
-		else
-			memset(k + XSAVE_XMM, 0, XSAVE_XMM_END - XSAVE_XMM);
-		kbv |= XSTATE_SSE;
-	}
-	for (unsigned i = 2; i < 64; i++) {
-		uint64_t bit = 1ULL << i;
-
-		if (!(rfbm & bit))
-			continue;
-		if (mbv & bit) {
-			memcpy(k + xsave_layout[i].off, mem + xsave_layout[i].off, xsave_layout[i].size);
-			kbv |= bit;
-		} else {
-			kbv &= ~bit;	/* KVM puts the component in its init state */
-		}
-	}
-	memcpy(k + XSAVE_HDR, &kbv, 8);
-	return kvm_ioctl(c->vcpu->fd, KVM_SET_XSAVE, &kx, NULL) < 0 ? -EIO : 0;
-}
-
 /*
  * lsl: the kernel reads its CPU number from the limit of the per-CPU
  * segment this way (the NMI and paranoid entry paths). SDM: ZF=1 and the
@@ -433,7 +205,7 @@ static int assist_lsl(struct assist_ctx *c)
 
 	if ((c->in.modrm >> 6) == 3)
 		sel = (uint16_t)insn_reg(&c->regs, rm);
-	else if (pagewalk_read(vm, &c->sregs, insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
+	else if (pagewalk_read(vm, &c->sregs, compat_insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
 		return -EFAULT;
 	c->regs.rflags &= ~RFLAGS_ZF;
 	if (!(sel & ~7) || (sel & 4) || (sel | 7) > c->sregs.gdt.limit ||
@@ -573,9 +345,9 @@ int compat_insn_assist(struct vcpu *vcpu)
 	else if (assist == ASSIST_LSL)
 		rc = assist_lsl(&c);
 	else if (assist == ASSIST_XGETBV || assist == ASSIST_XSETBV)
-		rc = assist_xcr(&c, assist);
+		rc = compat_xsave_xcr(&c, assist);
 	else if (assist == ASSIST_XSAVE || assist == ASSIST_XRSTOR)
-		rc = assist_xsave(&c, assist);
+		rc = compat_xsave_run(&c, assist);
 	else
 		rc = assist_fpu(&c, assist);
 	if (rc == 1) {		/* an exception was injected instead */

@@ -16,6 +16,42 @@ enum compat_assist {
 	ASSIST_COUNT,
 };
 
+/* A decoded instruction (compat-insn.c). */
+struct insn {
+	uint8_t b[16];
+	unsigned avail, pos;
+	int rex, seg_fs, seg_gs, addr32, simd_prefix;
+	uint8_t modrm;
+	int has_modrm;
+	int32_t disp;
+	int rip_rel;
+	int base, index, scale;	/* -1: none */
+};
+
+/* What an assist works on: the vCPU's registers and the failing instruction. */
+struct assist_ctx {
+	struct vcpu *vcpu;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	struct insn in;
+};
+
+/* The linear address of the instruction's memory operand. */
+uint64_t compat_insn_address(const struct insn *in, const struct kvm_regs *r,
+			    const struct kvm_sregs *s);
+/*
+ * Injects the exception the instruction raises instead of completing
+ * (vector nr; CR2 for a #PF), RIP left on it. Returns 1, or -errno.
+ */
+int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_t cr2);
+
+/*
+ * compat-xsave.c: xgetbv/xsetbv, and xsave/xrstor. Return 0 (done), 1 (an
+ * exception was injected instead) or -errno.
+ */
+int compat_xsave_xcr(struct assist_ctx *c, unsigned assist);
+int compat_xsave_run(struct assist_ctx *c, unsigned assist);
+
 /*
  * Completes the instruction behind an emulation failure, if it is one the
  * layer knows. 0: done, the vCPU may go on; -ENOTSUP: not an assisted

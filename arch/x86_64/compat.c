@@ -66,8 +66,8 @@ int arch_compat_detect(void)
  * honoured), skip crypto self-tests that run for minutes when emulated, and
  * the speed-only options rodata=off (W+X walk) and the weak-function scan.
  * Not `noxsave` as HOST-KVM §7 has it: the guest kernel must switch the
- * AVX and AVX-512 state its user code uses natively (see assist_xsave in
- * compat-insn.c); clearing avx2 and avx512vl keeps the kernel's own vector
+ * AVX and AVX-512 state its user code uses natively (see
+ * compat-xsave.c); clearing avx2 and avx512vl keeps the kernel's own vector
  * code away, and clearing the xsave variants leaves it xsave and xrstor,
  * which are assisted.
  */
