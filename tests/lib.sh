@@ -71,3 +71,11 @@ trace_ordered() { trace_events "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ 
 trace_count_cpu() { trace_events "$1" | awk -v c="$3" -v f="$2" '$0 ~ (" " f " <-") {
 	for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { x = substr($i, 2, length($i) - 2) + 0; break }
 	if (x == c) n++ } END { print n + 0 }'; }
+
+# The vector extensions the host CPU gives user code, as the test guest's
+# vecstate reports them (guest user code sees the host's CPU): avx512, avx or none.
+host_vector_level() {
+	if grep -qw avx512f /proc/cpuinfo; then echo avx512
+	elif grep -qw avx /proc/cpuinfo; then echo avx
+	else echo none; fi
+}

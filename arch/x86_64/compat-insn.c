@@ -162,6 +162,21 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
 	return kvm_ioctl(c->vcpu->fd, KVM_SET_FPU, &fpu, NULL) < 0 ? -EIO : 0;
 }
 
+/* Queues exception nr for the vCPU's next entry; the one path for every injection here. */
+static int assist_inject(struct vcpu *vcpu, unsigned nr, int has_error, uint32_t error)
+{
+	struct kvm_vcpu_events ev;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
+		return -EIO;
+	ev.exception.injected = 1;
+	ev.exception.nr = nr;
+	ev.exception.has_error_code = has_error;
+	ev.exception.error_code = error;
+	ev.flags = 0;
+	return kvm_ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 0;
+}
+
 /*
  * An exception the instruction raises instead of completing (#GP, or #PF
  * when its memory operand is not reachable the way it would access it):
@@ -169,8 +184,6 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
  */
 int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_t cr2)
 {
-	struct kvm_vcpu_events ev;
-
 	log_debug("vCPU %u: assisted instruction at 0x%llx raises vector %u (error 0x%x, address 0x%llx)",
 		  c->vcpu->id, (unsigned long long)c->regs.rip, nr, error, (unsigned long long)cr2);
 	if (nr == 14) {
@@ -178,14 +191,7 @@ int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_
 		if (kvm_ioctl(c->vcpu->fd, KVM_SET_SREGS, &c->sregs, NULL) < 0)
 			return -EIO;
 	}
-	if (kvm_ioctl(c->vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
-		return -EIO;
-	ev.exception.injected = 1;
-	ev.exception.nr = nr;
-	ev.exception.has_error_code = 1;
-	ev.exception.error_code = error;
-	ev.flags = 0;
-	return kvm_ioctl(c->vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 1;
+	return assist_inject(c->vcpu, nr, 1, error) ? -EIO : 1;
 }
 
 /*
@@ -293,16 +299,7 @@ static int assist_decode(struct insn *in)
  */
 static int assist_int3(struct assist_ctx *c)
 {
-	struct kvm_vcpu_events ev;
-
-	if (kvm_ioctl(c->vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
-		return -EIO;
-	ev.exception.injected = 1;
-	ev.exception.nr = 3;
-	ev.exception.has_error_code = 0;
-	ev.exception.error_code = 0;
-	ev.flags = 0;
-	return kvm_ioctl(c->vcpu->fd, KVM_SET_VCPU_EVENTS, &ev, NULL) < 0 ? -EIO : 0;
+	return assist_inject(c->vcpu, 3, 0, 0);
 }
 
 int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t rip,

@@ -7,8 +7,9 @@
 # each task's AVX/AVX-512 registers (on this host only through the compat
 # layer's xsave/xrstor assists), and sigframe that signal frames get the
 # same from the kernel, a corrupt one ending its task with SIGSEGV (the
-# assists' #PF and #GP). Guest kernel code may be emulated here (about 80 s to /init), so
-# one boot serves every check; a hang is cut off after LEAN_TIMEOUT seconds.
+# assists' #PF and #GP). Guest kernel code may be emulated here (about 80 s
+# to /init), so one boot serves every check; a hang is cut off after
+# LEAN_TIMEOUT seconds.
 . "$(dirname "$0")/../lib.sh"
 require_kvm
 require_file "$VMMTRACE"
@@ -54,7 +55,7 @@ check "... and init may run on both (nproc=2)" grep -qE '^VMMTRACE-STEP cpus: .*
 check "uname step passed on x86_64" grep -qE '^VMMTRACE-STEP uname: .*\bmachine=x86_64( |$)' "$out"
 check "... naming the kernel release" grep -qE '^VMMTRACE-RESULT uname PASS [0-9]+\.[0-9]+' "$out"
 # The guest's user code sees the host CPU's vector extensions.
-if grep -qw avx512f /proc/cpuinfo; then want=avx512; elif grep -qw avx /proc/cpuinfo; then want=avx; else want=none; fi
+want=$(host_vector_level)
 check "vector-state: 3 tasks switching on one vCPU kept their vector registers, checked=$want" \
 	grep -qx "VMMTRACE-RESULT vector-state PASS 3 workers on CPU 0 x 300 yields, checked=$want" "$out"
 check "sigframe: a handler on a fresh stack kept the vector state; a corrupt frame got SIGSEGV" \

@@ -102,7 +102,7 @@ check "syscall-loop rejects a bad count" out_has "VMMTRACE-RESULT syscall-loop F
 
 # vector-state on the host's own kernel: nothing lost, and it checks what
 # this CPU lets user code use.
-if grep -qw avx512f /proc/cpuinfo; then want=avx512; elif grep -qw avx /proc/cpuinfo; then want=avx; else want=none; fi
+want=$(host_vector_level)
 run_init "vmmtrace.steps=vector-state vmmtrace.vec_yields=200"
 check "vector-state passes on the host, checking $want" \
 	out_has "VMMTRACE-RESULT vector-state PASS 3 workers on CPU 0 x 200 yields, checked=$want"

@@ -43,6 +43,21 @@ static inline long rt_syscall4(long nr, long a, long b, long c, long d)
 	return rt_syscall6(nr, a, b, c, d, 0, 0);
 }
 
+/*
+ * XCR0 as user code sees it (xgetbv), 0 when the OS has not enabled
+ * xgetbv (CPUID.1:ECX.OSXSAVE): which vector state the CPU lets it use.
+ */
+static inline unsigned long rt_user_xcr0(void)
+{
+	unsigned int a, b, c, d, lo, hi;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (!(c & (1u << 27)))
+		return 0;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((unsigned long)hi << 32) | lo;
+}
+
 #define RT_STR(x) #x
 #define RT_XSTR(x) RT_STR(x)
 

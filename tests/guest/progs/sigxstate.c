@@ -64,15 +64,10 @@ static void on_usr1(int sig, void *info, void *ucontext)
 		xsave[XSAVE_HDR + 8] = 1;	/* XCOMP_BV bit 0 */
 }
 
+/* AVX usable by user code: the OS switches ymm state (XCR0 bits 1 and 2). */
 static int avx_usable(void)
 {
-	unsigned int a, b, c, d, lo, hi;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-	if (!(c & (1u << 27)) || !(c & (1u << 28)))	/* OSXSAVE, AVX */
-		return 0;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return (lo & 6) == 6;
+	return (rt_user_xcr0() & 6) == 6;
 }
 
 static void say(const char *s)

@@ -33,17 +33,6 @@ static char *hex(char *p, unsigned long v)
 	return p;
 }
 
-static unsigned long xcr0_of_user(void)
-{
-	unsigned int a, b, c, d, lo, hi;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-	if (!(c & (1u << 27)))	/* OSXSAVE: xgetbv allowed */
-		return 0;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return ((unsigned long)hi << 32) | lo;
-}
-
 static int has_avx512f(void)
 {
 	unsigned int a, b, c, d;
@@ -96,7 +85,7 @@ int rt_main(long *sp)
 {
 	char **argv = (char **)(sp + 1);
 	long yields = sp[0] == 2 ? rt_atol(argv[1]) : -1;
-	unsigned long xcr0 = xcr0_of_user(), pid, lost = 0;
+	unsigned long xcr0 = rt_user_xcr0(), pid, lost = 0;
 	int avx = (xcr0 & XCR0_AVX) == XCR0_AVX, avx512;
 	unsigned int cpu = ~0u;
 	struct vregs want, got;
