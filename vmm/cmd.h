@@ -13,6 +13,13 @@ enum exit_status {
 	EXIT_SIGNAL_BASE = 128,	/* stopped by signal N: 128 + N, as shells do */
 };
 
+/*
+ * The one shape of a command's failure: "vmmtrace CMD: message" on stderr,
+ * one line; returns status so that a command can `return cmd_fail(...)`.
+ */
+int cmd_fail(const char *cmd, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 int cmd_boot(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
