@@ -38,6 +38,8 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err);
  * the VM to stop with a diagnosis.
  */
 int arch_vcpu_exit(struct vcpu *vcpu);
+/* Where a KVM_EXIT_DEBUG stopped the vCPU (the generic loop hands it on). */
+int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
 

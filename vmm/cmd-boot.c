@@ -19,6 +19,7 @@
 #include "vmm/log.h"
 #include "vmm/serial.h"
 #include "vmm/tracer.h"
+#include "vmm/util.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -69,13 +70,7 @@ static const char boot_usage[] =
 	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
 	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
 
-static int boot_fail(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "vmmtrace boot: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	return EXIT_BAD_INPUT;
-}
+#define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -193,11 +188,9 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'm':
 			if (parse_size(optarg, &o->mem))
 				return boot_fail("--mem '%s' is not a size up to 64G (e.g. 512M, 2G)", optarg);
-			if (o->mem < BOOT_MIN_MEM) {	/* echo the user's spelling: 1K is not "0 MiB" */
-				fprintf(stderr, "vmmtrace boot: --mem %s is too small (at least %lluM)\n",
-					optarg, BOOT_MIN_MEM >> 20);
-				return EXIT_BAD_INPUT;
-			}
+			if (o->mem < BOOT_MIN_MEM)	/* echo the user's spelling: 1K is not "0 MiB" */
+				return boot_fail("--mem %s is too small (at least %lluM)", optarg,
+						 BOOT_MIN_MEM >> 20);
 			if (o->mem & 4095)
 				return boot_fail("--mem %s is not a whole number of 4K pages", optarg);
 			break;
@@ -222,37 +215,15 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 
 static int read_initrd(const char *path, uint8_t **data, size_t *size, struct errbuf *err)
 {
-	struct stat st;
-	size_t done = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	int rc = util_read_file(path, BOOT_MAX_INITRD, data, size);
 
-	if (fd < 0)
-		return err_set(err, errno, "cannot read initrd '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > BOOT_MAX_INITRD) {
-		rc = err_set(err, EINVAL, "initrd '%s' is not a regular file of at most 1 GiB", path);
-		goto out;
-	}
-	*data = malloc(st.st_size ? st.st_size : 1);
-	if (!*data) {
-		rc = err_set(err, ENOMEM, "out of memory for initrd '%s'", path);
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, *data + done, st.st_size - done);
-
-		if (n <= 0) {
-			rc = err_set(err, n ? errno : EIO, "cannot read initrd '%s': %s", path,
-				     n ? strerror(errno) : "short read");
-			free(*data);
-			*data = NULL;
-			goto out;
-		}
-		done += n;
-	}
-	*size = done;
-out:
-	close(fd);
-	return rc;
+	if (rc == -EINVAL || rc == -EFBIG)
+		return err_set(err, EINVAL, "initrd '%s' is not a regular file of at most 1 GiB", path);
+	if (rc == -ENOMEM)
+		return err_set(err, rc, "out of memory for initrd '%s'", path);
+	if (rc)
+		return err_set(err, rc, "cannot read initrd '%s': %s", path, strerror(-rc));
+	return 0;
 }
 
 /* The whole command line, however long: its length is checked against the kernel's limit later. */
@@ -302,19 +273,37 @@ static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct ker
 	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at)
 		return 0;
 	rc = tracer_create(t, vm, img, &o->tcfg, &err);
-	if (rc) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		return rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT;
-	}
+	if (rc)
+		return cmd_fail("boot", rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT, "%s", err.msg);
 	return 0;
 }
 
-static void boot_report(const struct boot_opts *o, struct vm *vm, int status)
+/* The process status for why the guest stopped (README, "Exit status"). */
+static int boot_exit_status(const struct vm *vm, enum vm_stop_reason reason)
 {
-	if (status != EXIT_OK)
-		fprintf(stderr, "vmmtrace: %s\n", vm->exit_msg);
-	else if (vm->tracer || o->verbose)
-		fprintf(stderr, "vmmtrace: %s\n", vm->exit_msg);
+	switch (reason) {
+	case VM_STOP_NONE:
+	case VM_STOP_GUEST_EXIT:
+	case VM_STOP_REQUESTED:
+		return EXIT_OK;
+	case VM_STOP_SIGNAL:
+		return EXIT_SIGNAL_BASE + vm->stop_signal;
+	case VM_STOP_GUEST_PANIC:
+		return EXIT_GUEST_PANIC;
+	case VM_STOP_TRIPLE_FAULT:
+		return EXIT_TRIPLE_FAULT;
+	case VM_STOP_KVM_INTERNAL:
+		return EXIT_KVM_INTERNAL;
+	case VM_STOP_HOST_FAILURE:
+	default:
+		return EXIT_FAILURE_RUN;
+	}
+}
+
+static void boot_report(const struct boot_opts *o, struct vm *vm, int status, int traced)
+{
+	if (status != EXIT_OK || traced || o->verbose)
+		fprintf(stderr, "vmmtrace: %s\n", vm->stop_msg);
 	if (o->verbose && vm->cfg.compat)
 		compat_report(&vm->compat, stderr);
 }
@@ -333,43 +322,40 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	struct vm vm;
 	int status;
 
-	if (cfg.console_out_fd < 0) {
-		fprintf(stderr, "vmmtrace boot: cannot open --console '%s': %s\n", o->console, strerror(errno));
-		return EXIT_BAD_INPUT;
-	}
+	if (cfg.console_out_fd < 0)
+		return boot_fail("cannot open --console '%s': %s", o->console, strerror(errno));
 	log_info("compat layer %s; command line: %s", cfg.compat ? "on" : "off", cmdline);
-	if (vcpu_init_signals(&err) || vm_create(&vm, &cfg, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		return EXIT_FAILURE_RUN;
-	}
+	if (vcpu_init_signals(&err) || vm_create(&vm, &cfg, &err))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 	if (arch_vm_load(&vm, img, initrd, initrd_size, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s: %s\n", o->kernel, err.msg);
 		vm_destroy(&vm);
-		return EXIT_BAD_INPUT;
+		return boot_fail("%s: %s", o->kernel, err.msg);
 	}
 	if ((status = boot_trace_setup(o, &vm, img, &tracer)))
 		goto out;
 	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		status = EXIT_FAILURE_RUN;
+		status = cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 		goto out;
 	}
 	if (o->control && control_start(&control, &vm, tracer, o->control, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		status = EXIT_BAD_INPUT;
+		status = boot_fail("%s", err.msg);
 		goto out;
 	}
 	console_input_start(&vm);
-	status = vm_run(&vm);
+	status = boot_exit_status(&vm, vm_run(&vm));
 	console_input_stop();
 	control_stop(control);
 	serial_flush(vm.serial);
-	boot_report(o, &vm, status);
-	if (tracer && tracer_finish(tracer, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		if (status == EXIT_OK)
-			status = EXIT_FAILURE_RUN;
+	boot_report(o, &vm, status, tracer != NULL);
+	if (tracer) {
+		if (tracer_finish(tracer, &err)) {
+			cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+			if (status == EXIT_OK)
+				status = EXIT_FAILURE_RUN;
+		}
+		tracer_summary(tracer, stderr);
 	}
+	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
 out:
 	vm_destroy(&vm);
 	tracer_destroy(tracer);
@@ -382,10 +368,8 @@ static int boot_run(const struct boot_opts *o, struct kernel_image *img,
 	char *cmdline = boot_compose_cmdline(o, compat_resolve(o->compat));
 	int status;
 
-	if (!cmdline) {
-		fprintf(stderr, "vmmtrace boot: out of memory\n");
-		return EXIT_FAILURE_RUN;
-	}
+	if (!cmdline)
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
 	status = boot_run_vm(o, img, initrd, initrd_size, cmdline);
 	free(cmdline);
 	return status;
@@ -404,17 +388,14 @@ int cmd_boot(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
-	if (image_open(o.kernel, &img, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	if (image_open(o.kernel, &img, &err))
+		return boot_fail("%s", err.msg);
 	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,
 		 img.is_bzimage ? "bzImage" : "ELF vmlinux", decompress_codec_name(img.codec),
 		 img.vmlinux_size);
 	if (o.initrd && read_initrd(o.initrd, &initrd, &initrd_size, &err)) {
-		fprintf(stderr, "vmmtrace boot: %s\n", err.msg);
 		image_close(&img);
-		return EXIT_BAD_INPUT;
+		return boot_fail("%s", err.msg);
 	}
 	boot_block_signals();
 	rc = boot_run(&o, &img, initrd, initrd_size);

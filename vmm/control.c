@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "proto/control.h"
-#include "vmm/cmd.h"
 #include "vmm/control.h"
 #include "vmm/filter.h"
 #include "vmm/log.h"
@@ -246,7 +245,7 @@ static void ctl_handle(struct ctl_conn *c)
 		break;
 	case VT_CTL_STOP:
 		ctl_replyf(c, 0, "stopping the guest");
-		tracer_stop(c->ctl->vm, NULL, EXIT_OK, "stopped by 'vmmtrace stop'");
+		vm_stop(c->ctl->vm, NULL, VM_STOP_REQUESTED, "stopped by 'vmmtrace stop'");
 		break;
 	default:
 		ctl_replyf(c, -EINVAL, "unknown request type %u", c->hdr.type);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vmm/image.h"
+#include "vmm/util.h"
 
 #define IMAGE_MAX_FILE     (512u << 20)
 #define IMAGE_MAX_VMLINUX  (1u << 30)
@@ -23,47 +24,25 @@ static uint32_t le32(const uint8_t *p)
 
 static int read_file(const char *path, uint8_t **data, size_t *size, struct errbuf *err)
 {
-	struct stat st;
-	uint8_t *buf;
-	size_t done = 0;
-	int fd, rc = 0;
+	int rc = util_read_file(path, IMAGE_MAX_FILE, data, size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, errno, "cannot open kernel '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		rc = err_set(err, EINVAL, "kernel '%s' is not a regular file", path);
-		goto out;
+	switch (rc) {
+	case 0:
+		break;
+	case -EINVAL:
+		return err_set(err, rc, "kernel '%s' is not a regular file", path);
+	case -EFBIG:
+		return err_set(err, rc, "kernel '%s' is larger than %u MiB", path, IMAGE_MAX_FILE >> 20);
+	case -ENOMEM:
+		return err_set(err, rc, "out of memory reading '%s'", path);
+	default:
+		return err_set(err, rc, "cannot open kernel '%s': %s", path, strerror(-rc));
 	}
-	if (st.st_size == 0) {
-		rc = err_set(err, EINVAL, "kernel '%s' is empty", path);
-		goto out;
+	if (!*size) {
+		free(*data);
+		return err_set(err, EINVAL, "kernel '%s' is empty", path);
 	}
-	if ((uint64_t)st.st_size > IMAGE_MAX_FILE) {
-		rc = err_set(err, EFBIG, "kernel '%s' is too large (%lld bytes)", path, (long long)st.st_size);
-		goto out;
-	}
-	/* 8-byte aligned and padded so an ELF read in place is aligned too. */
-	buf = aligned_alloc(8, ((size_t)st.st_size + 15) & ~(size_t)7);
-	if (!buf) {
-		rc = err_set(err, ENOMEM, "out of memory reading '%s'", path);
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, st.st_size - done);
-
-		if (n <= 0) {
-			free(buf);
-			rc = err_set(err, n ? errno : EIO, "cannot read kernel '%s'", path);
-			goto out;
-		}
-		done += n;
-	}
-	*data = buf;
-	*size = done;
-out:
-	close(fd);
-	return rc;
+	return 0;
 }
 
 static int is_bzimage(const uint8_t *d, size_t size)

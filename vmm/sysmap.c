@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "vmm/sysmap.h"
+#include "vmm/util.h"
 
 #define SYSMAP_MAX_FILE (256u << 20)
 
@@ -102,36 +103,18 @@ int sysmap_parse(const char *name, const char *text, size_t size,
 
 int sysmap_read_file(const char *path, struct symtab *tab, struct errbuf *err)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t done = 0;
-	int fd, rc;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int rc = util_read_file(path, SYSMAP_MAX_FILE, &buf, &size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, errno, "cannot open System.map '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SYSMAP_MAX_FILE) {
-		rc = err_set(err, EINVAL, "System.map '%s' is not a regular file of at most 256 MiB", path);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		rc = err_set(err, ENOMEM, "out of memory reading '%s'", path);
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (n <= 0) {
-			rc = err_set(err, n ? errno : EIO, "cannot read System.map '%s'", path);
-			goto out;
-		}
-		done += (size_t)n;
-	}
-	rc = sysmap_parse(path, buf, done, tab, err);
-out:
+	if (rc == -EINVAL || rc == -EFBIG)
+		return err_set(err, EINVAL, "System.map '%s' is not a regular file of at most 256 MiB", path);
+	if (rc == -ENOMEM)
+		return err_set(err, rc, "out of memory reading '%s'", path);
+	if (rc)
+		return err_set(err, rc, "cannot open System.map '%s': %s", path, strerror(-rc));
+	rc = sysmap_parse(path, (char *)buf, size, tab, err);
 	free(buf);
-	close(fd);
 	return rc;
 }
 

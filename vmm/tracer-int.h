@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tracer's state, shared by tracer.c (set-up, output), tracer-run.c
- * (while the guest runs) and tracer-client.c (who gets which events).
+ * (while the guest runs), tracer-client.c (who gets which events) and
+ * tracer-change.c (changing slots and routes in a paused guest).
  *
  * Threads: vCPUs (doorbells, breakpoints), the consumer, the control
  * socket, main. The client table and the routing table are read under
@@ -13,6 +14,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include "vmm/filter.h"
 #include "vmm/mcount.h"
@@ -23,6 +25,7 @@
 #include "vmm/trace-buf.h"
 #include "vmm/trace-text.h"
 #include "vmm/tracer.h"
+#include "vmm/vm.h"
 
 struct trace_client {
 	unsigned id;
@@ -44,6 +47,7 @@ struct route_table {
 
 struct tracer {
 	struct vm *vm;
+	int hooked;			/* our vm_hooks are installed */
 	struct tracer_config cfg;
 	struct symtab syms;
 	struct mcount_table mt;
@@ -95,8 +99,15 @@ int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *e
 /* Emits what is safe (or everything) of every client's buffer. */
 void tracer_flush_clients(struct tracer *t, int all);
 
+/* Whether pc lies in the stub's code. */
+bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
+/* vm_hooks.debug_exit: an execution breakpoint hit at pc. */
+void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc);
+
 /* tracer-client.c */
 int tracer_route(void *opaque, const struct ring_event *ev);
+
+/* tracer-change.c */
 /*
  * A change set: with every vCPU paused and the rings drained, fn changes
  * the claims, then the slots' bytes and the routes follow. fn returns 0 or
@@ -105,6 +116,9 @@ int tracer_route(void *opaque, const struct ring_event *ev);
 typedef int tracer_change_fn(struct tracer *t, void *arg);
 int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
 		  struct patch_result *res);
+/* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
+void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
+		      enum vm_stop_reason reason, const char *msg);
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
 		      struct errbuf *err);
 void tracer_client_free(struct trace_client *c);

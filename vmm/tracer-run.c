@@ -13,7 +13,6 @@
 #include <urcu/urcu-memb.h>
 
 #include "arch/arch.h"
-#include "vmm/cmd.h"
 #include "vmm/log.h"
 #include "vmm/tracer-int.h"
 #include "vmm/vcpu.h"
@@ -176,31 +175,26 @@ static void tracer_rearm(struct tracer *t, struct vcpu *vcpu)
 	struct errbuf err;
 
 	if (tracer_set_breakpoints(t, vcpu, &err))
-		vm_request_stop(t->vm, EXIT_FAILURE_RUN, "%s", err.msg);
+		vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "%s", err.msg);
 }
 
-int tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
+bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
 {
-	return t && pc >= t->stub_entry &&
+	return pc >= t->stub_entry &&
 	       pc < t->stub.code_va + (uint64_t)(vt_stub_blob_end - vt_stub_blob);
 }
 
-void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc)
+void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc)
 {
-	struct tracer *t = vcpu->vm->tracer;
+	struct tracer *t = opaque;
 	struct patch_result res;
 
-	if (!t) {
-		vm_request_stop(vcpu->vm, EXIT_FAILURE_RUN, "unexpected breakpoint at 0x%llx",
-				(unsigned long long)pc);
-		return;
-	}
 	if (t->stop_at && pc == t->stop_at) {
-		tracer_stop(vcpu->vm, vcpu, EXIT_OK, "stopped at %s (--stop-at) on vCPU %u",
-			    t->cfg.stop_at, vcpu->id);
+		vm_stop(vcpu->vm, vcpu, VM_STOP_REQUESTED, "stopped at %s (--stop-at) on vCPU %u",
+			t->cfg.stop_at, vcpu->id);
 	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
 		if (tracer_change(t, vcpu, handoff_enter_fn, vcpu, &res))
-			vm_request_stop(t->vm, EXIT_FAILURE_RUN, "cannot read ftrace_init's return address");
+			vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "cannot read ftrace_init's return address");
 		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
 			 t->handoff_restore.written, t->handoff_restore.foreign);
 		tracer_rearm(t, vcpu);

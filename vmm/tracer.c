@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Setting up and closing a trace session (tracer-run.c: while the guest runs). */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
@@ -15,6 +17,56 @@
 #include "vmm/vm.h"
 
 #define TRACE_MIN_RECORDS 64
+
+static atomic_ulong rcu_registrations;
+
+void tracer_rcu_register(void)
+{
+	urcu_memb_register_thread();
+	atomic_fetch_add(&rcu_registrations, 1);
+}
+
+void tracer_rcu_unregister(void)
+{
+	urcu_memb_unregister_thread();
+}
+
+unsigned long tracer_rcu_registrations(void)
+{
+	return atomic_load(&rcu_registrations);
+}
+
+static void tracer_hook_thread_enter(void *opaque)
+{
+	(void)opaque;
+	tracer_rcu_register();	/* doorbells read the tracer's shared tables */
+}
+
+static void tracer_hook_thread_exit(void *opaque)
+{
+	(void)opaque;
+	tracer_rcu_unregister();
+}
+
+static bool tracer_hook_pc_in_stub(void *opaque, uint64_t pc)
+{
+	return tracer_pc_in_stub(opaque, pc);
+}
+
+static void tracer_set_hooks(struct tracer *t)
+{
+	const struct vm_hooks hooks = {
+		.opaque = t,
+		.thread_enter = tracer_hook_thread_enter,
+		.thread_exit = tracer_hook_thread_exit,
+		.pc_in_stub = tracer_hook_pc_in_stub,
+		.stop = tracer_stop_hook,
+		.debug_exit = tracer_breakpoint,
+	};
+
+	vm_set_hooks(t->vm, &hooks);
+	t->hooked = 1;
+}
 #define PERCPU_OFFSET_MAX (16u << 20)	/* per-CPU symbols are small offsets */
 
 static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
@@ -174,7 +226,7 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 		rc = err_set(err, ENOSPC, "too many port I/O devices");
 		goto fail;
 	}
-	vm->tracer = t;
+	tracer_set_hooks(t);
 	if ((rc = tracer_boot_client(t, err)))
 		goto fail;
 	*out = t;
@@ -213,12 +265,12 @@ static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_
 	}
 }
 
-static void tracer_summary(struct tracer *t)
+void tracer_summary(struct tracer *t, FILE *out)
 {
 	uint64_t lost, stub_dropped, rejected, events = atomic_load(&t->events);
 
 	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
-	fprintf(stderr, "vmmtrace: trace: %llu events (%llu before ftrace_init, %llu after); "
+	fprintf(out, "vmmtrace: trace: %llu events (%llu before ftrace_init, %llu after); "
 		"%zu slots held; %lu doorbells; %llu dropped (%llu by the stub, %llu lost); mode %s\n",
 		(unsigned long long)events, (unsigned long long)t->early_events,
 		(unsigned long long)(events - t->early_events), t->ps.held,
@@ -227,19 +279,19 @@ static void tracer_summary(struct tracer *t)
 		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : t->cfg.mode == TRACE_EXIT ? "exit" : "overwrite");
 	for (unsigned i = 0; i < t->nrings; i++)
 		if (t->rings[i].unfinished)
-			fprintf(stderr, "vmmtrace: trace: %llu record(s) on CPU %u unfinished: the guest stopped while inside the stub\n",
+			fprintf(out, "vmmtrace: trace: %llu record(s) on CPU %u unfinished: the guest stopped while inside the stub\n",
 				(unsigned long long)t->rings[i].unfinished, i);
 	if (t->ftrace_init && !t->handed_over && t->ps.phase != PATCH_PHASE_EARLY)
-		fprintf(stderr, "vmmtrace: trace: the guest did not finish ftrace_init while traced\n");
+		fprintf(out, "vmmtrace: trace: the guest did not finish ftrace_init while traced\n");
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
-		fprintf(stderr, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
+		fprintf(out, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
 			t->handoff_restore.foreign + t->handoff_enable.foreign);
 	if (atomic_load(&t->unrouted))
-		fprintf(stderr, "vmmtrace: trace: %lu events arrived for slots no client held any more "
+		fprintf(out, "vmmtrace: trace: %lu events arrived for slots no client held any more "
 			"(a call interrupted inside the stub across a detach) and were not written\n",
 			atomic_load(&t->unrouted));
 	if (rejected || atomic_load(&t->bad_doorbells))
-		fprintf(stderr, "vmmtrace: trace: rejected %llu invalid ring values and %lu invalid doorbells from the guest\n",
+		fprintf(out, "vmmtrace: trace: rejected %llu invalid ring values and %lu invalid doorbells from the guest\n",
 			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));
 }
 
@@ -282,7 +334,6 @@ int tracer_finish(struct tracer *t, struct errbuf *err)
 			t->boot_client->text.error = errno;
 		werr = t->boot_client->text.error;
 	}
-	tracer_summary(t);
 	if (werr)
 		return err_set(err, werr, "writing the trace to %s: %s",
 			       t->cfg.output ? t->cfg.output : "stdout", strerror(werr));
@@ -294,8 +345,8 @@ void tracer_destroy(struct tracer *t)
 	if (!t)
 		return;
 	tracer_consumer_stop(t);
-	if (t->vm && t->vm->tracer == t)
-		t->vm->tracer = NULL;
+	if (t->hooked)
+		vm_set_hooks(t->vm, NULL);
 	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
 		if (t->clients[i] && t->clients[i] != t->boot_client)
 			t->clients[i] = NULL;	/* owned by their connections */

@@ -41,8 +41,10 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 		  const struct tracer_config *cfg, struct errbuf *err);
 /* After the vCPUs exist, before they run: breakpoints, consumer thread. */
 int tracer_start(struct tracer *t, struct errbuf *err);
-/* After the vCPUs stopped: last drain, output, summary on stderr. Returns 0 or -errno. */
+/* After the vCPUs stopped: last drain, output. Returns 0 or -errno. */
 int tracer_finish(struct tracer *t, struct errbuf *err);
+/* The closing account (events, drops, anything the guest did wrong) to out. */
+void tracer_summary(struct tracer *t, FILE *out);
 /* After the VM is destroyed. */
 void tracer_destroy(struct tracer *t);
 
@@ -60,24 +62,13 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 void tracer_detach_client(struct tracer *t, struct trace_client *c);
 /* Releases the slots matching f (all with NULL) from every client. */
 int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len);
-/* Multi-line status report. */
+/* Multi-line status report to out. */
 void tracer_status(struct tracer *t, FILE *out);
 /* Threads that read the tracer's shared tables (liburcu) register first. */
 void tracer_rcu_register(void);
 void tracer_rcu_unregister(void);
 
-/* Whether pc lies in the stub's code (t may be NULL: no tracer, no stub). */
-int tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
-
-/*
- * A clean stop (`vmmtrace stop`, a signal, --stop-at): vm_request_stop once
- * no vCPU is inside the stub, so that the trace ends without a record left
- * unfinished. self: the calling vCPU, or NULL on another thread.
- */
-void tracer_stop(struct vm *vm, struct vcpu *self, int status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* vCPU thread: an execution breakpoint hit at pc. */
-void tracer_breakpoint(struct vcpu *vcpu, uint64_t pc);
+/* How many threads registered with liburcu so far (none when nothing is traced). */
+unsigned long tracer_rcu_registrations(void);
 
 #endif

@@ -12,10 +12,8 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "vmm/cmd.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
-#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -88,7 +86,7 @@ static void vcpu_exit_io(struct vcpu *vcpu)
 
 	/* data_offset comes from KVM, but stay inside the run area regardless. */
 	if (run->io.data_offset >= vcpu->run_size || total > vcpu->run_size - run->io.data_offset) {
-		vm_request_stop(vcpu->vm, EXIT_FAILURE_RUN, "KVM_EXIT_IO data outside the run area");
+		vm_request_stop(vcpu->vm, VM_STOP_HOST_FAILURE, "KVM_EXIT_IO data outside the run area");
 		return;
 	}
 	for (unsigned i = 0; i < run->io.count; i++, data += run->io.size)
@@ -96,12 +94,26 @@ static void vcpu_exit_io(struct vcpu *vcpu)
 			     run->io.direction == KVM_EXIT_IO_OUT, data, run->io.size);
 }
 
-static void vcpu_exit_stop(struct vcpu *vcpu, int status, const char *what)
+static void vcpu_exit_stop(struct vcpu *vcpu, enum vm_stop_reason reason, const char *what)
 {
 	char regs[256];
 
 	arch_vcpu_describe(vcpu, regs, sizeof(regs));
-	vm_request_stop(vcpu->vm, status, "%s on vCPU %u (%s)", what, vcpu->id, regs);
+	vm_request_stop(vcpu->vm, reason, "%s on vCPU %u (%s)", what, vcpu->id, regs);
+}
+
+/* An execution breakpoint: only the layer that set it knows what it means. */
+static void vcpu_exit_debug(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+	uint64_t pc = 0;
+
+	if (arch_vcpu_debug_pc(vcpu, &pc) || !vm->hooks.debug_exit) {
+		vm_request_stop(vm, VM_STOP_HOST_FAILURE, "unexpected breakpoint at 0x%llx on vCPU %u",
+				(unsigned long long)pc, vcpu->id);
+		return;
+	}
+	vm->hooks.debug_exit(vm->hooks.opaque, vcpu, pc);
 }
 
 static void vcpu_dispatch_exit(struct vcpu *vcpu)
@@ -118,16 +130,19 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
 		break;
 	case KVM_EXIT_SHUTDOWN:
-		vcpu_exit_stop(vcpu, EXIT_TRIPLE_FAULT, "guest triple fault");
+		vcpu_exit_stop(vcpu, VM_STOP_TRIPLE_FAULT, "guest triple fault");
 		break;
 	case KVM_EXIT_SYSTEM_EVENT:
 		if (run->system_event.type == KVM_SYSTEM_EVENT_RESET)
 			vm_request_reset(vcpu->vm, "system reset event");
 		else
-			vm_request_stop(vcpu->vm, EXIT_OK, "guest powered off");
+			vm_request_stop(vcpu->vm, VM_STOP_GUEST_EXIT, "guest powered off");
+		break;
+	case KVM_EXIT_DEBUG:
+		vcpu_exit_debug(vcpu);
 		break;
 	case KVM_EXIT_FAIL_ENTRY:
-		vm_request_stop(vcpu->vm, EXIT_KVM_INTERNAL,
+		vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL,
 				"KVM could not enter vCPU %u (hardware reason 0x%llx)", vcpu->id,
 				(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
 		break;
@@ -143,6 +158,7 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
  */
 static void vcpu_deliver_nmi(struct vcpu *vcpu)
 {
+	const struct vm_hooks *h = &vcpu->vm->hooks;
 	struct errbuf err;
 	uint64_t pc;
 
@@ -151,7 +167,7 @@ static void vcpu_deliver_nmi(struct vcpu *vcpu)
 		return;
 	}
 	atomic_fetch_add(&vcpu->nmis, 1);
-	if (!arch_vcpu_pc(vcpu, &pc) && tracer_pc_in_stub(vcpu->vm->tracer, pc))
+	if (h->pc_in_stub && !arch_vcpu_pc(vcpu, &pc) && h->pc_in_stub(h->opaque, pc))
 		atomic_fetch_add(&vcpu->nmis_in_stub, 1);
 }
 
@@ -164,7 +180,8 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	tracer_rcu_register();	/* doorbells read the tracer's shared tables */
+	if (vm->hooks.thread_enter)
+		vm->hooks.thread_enter(vm->hooks.opaque);
 	while (!atomic_load(&vm->stopping)) {
 		atomic_store(&vcpu->state, vm->pause_req ? VCPU_PAUSED : VCPU_IN_VMM);
 		vm_pause_point(vm);
@@ -185,7 +202,7 @@ static void *vcpu_thread(void *arg)
 				vcpu->run->immediate_exit = 0;
 				continue;
 			}
-			vm_request_stop(vm, EXIT_FAILURE_RUN, "KVM_RUN on vCPU %u: %s",
+			vm_request_stop(vm, VM_STOP_HOST_FAILURE, "KVM_RUN on vCPU %u: %s",
 					vcpu->id, strerror(errno));
 			break;
 		}
@@ -194,7 +211,8 @@ static void *vcpu_thread(void *arg)
 	}
 	atomic_store(&vcpu->state, VCPU_STOPPED);
 	vm_vcpu_exited(vm);
-	tracer_rcu_unregister();
+	if (vm->hooks.thread_exit)
+		vm->hooks.thread_exit(vm->hooks.opaque);
 	return NULL;
 }
 

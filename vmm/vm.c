@@ -11,11 +11,10 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "vmm/cmd.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
 #include "vmm/serial.h"
-#include "vmm/tracer.h"
+#include "vmm/util.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -124,21 +123,43 @@ void *vm_gpa_ptr(struct vm *vm, uint64_t gpa, uint64_t len)
 	return NULL;
 }
 
-void vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+void vm_set_hooks(struct vm *vm, const struct vm_hooks *hooks)
+{
+	if (hooks)
+		vm->hooks = *hooks;
+	else
+		memset(&vm->hooks, 0, sizeof(vm->hooks));
+}
+
+void vm_request_stop(struct vm *vm, enum vm_stop_reason reason, const char *fmt, ...)
 {
 	va_list ap;
 
 	pthread_mutex_lock(&vm->stop_lock);
 	if (!atomic_load(&vm->stopping)) {
-		vm->exit_status = status;
+		vm->stop_reason = reason;
 		va_start(ap, fmt);
-		vsnprintf(vm->exit_msg, sizeof(vm->exit_msg), fmt, ap);
+		vsnprintf(vm->stop_msg, sizeof(vm->stop_msg), fmt, ap);
 		va_end(ap);
 		atomic_store(&vm->stopping, 1);
 	}
 	pthread_mutex_unlock(&vm->stop_lock);
 	for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_kick(&vm->vcpus[i]);
+}
+
+void vm_stop(struct vm *vm, struct vcpu *self, enum vm_stop_reason reason, const char *fmt, ...)
+{
+	char msg[sizeof(vm->stop_msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (vm->hooks.stop && !atomic_load(&vm->stopping))
+		vm->hooks.stop(vm->hooks.opaque, vm, self, reason, msg);
+	else
+		vm_request_stop(vm, reason, "%s", msg);
 }
 
 unsigned vm_inject_nmi(struct vm *vm)
@@ -176,11 +197,11 @@ void vm_request_reset(struct vm *vm, const char *source)
 {
 	/* With panic=-1 a panicking kernel resets at once: tell that apart. */
 	if (vm->panic_msg[0])
-		vm_request_stop(vm, EXIT_GUEST_PANIC, "guest kernel panic: %s", vm->panic_msg);
+		vm_request_stop(vm, VM_STOP_GUEST_PANIC, "guest kernel panic: %s", vm->panic_msg);
 	else if (atomic_load(&vm->poweroff_seen))
-		vm_request_stop(vm, EXIT_OK, "guest powered off");
+		vm_request_stop(vm, VM_STOP_GUEST_EXIT, "guest powered off");
 	else
-		vm_request_stop(vm, EXIT_OK, "guest rebooted (%s)", source);
+		vm_request_stop(vm, VM_STOP_GUEST_EXIT, "guest rebooted (%s)", source);
 }
 
 /*
@@ -199,22 +220,18 @@ static void vm_wait(struct vm *vm)
 	sigaddset(&set, SIGHUP);
 	while (!atomic_load(&vm->stopping)) {
 		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig > 0)
-			tracer_stop(vm, NULL, EXIT_SIGNAL_BASE + sig, "stopped by %s", strsignal(sig));
+		if (sig > 0) {
+			/* Only this thread writes it; read once the stop won. */
+			if (!atomic_load(&vm->stopping))
+				vm->stop_signal = sig;
+			vm_stop(vm, NULL, VM_STOP_SIGNAL, "stopped by %s", strsignal(sig));
+		}
 	}
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 uint64_t vm_pause(struct vm *vm, struct vcpu *self)
 {
-	uint64_t start = now_ns();
+	uint64_t start = util_now_ns();
 	unsigned others;
 
 	/*
@@ -243,7 +260,7 @@ uint64_t vm_pause(struct vm *vm, struct vcpu *self)
 		pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
 	}
 	pthread_mutex_unlock(&vm->pause_lock);
-	return now_ns() - start;
+	return util_now_ns() - start;
 }
 
 void vm_resume(struct vm *vm)
@@ -277,7 +294,7 @@ void vm_vcpu_exited(struct vm *vm)
 	pthread_mutex_unlock(&vm->pause_lock);
 }
 
-int vm_run(struct vm *vm)
+enum vm_stop_reason vm_run(struct vm *vm)
 {
 	struct errbuf err;
 	unsigned started = 0;
@@ -285,7 +302,7 @@ int vm_run(struct vm *vm)
 	vm->live_vcpus = vm->ncpus;
 	for (; started < vm->ncpus; started++)
 		if (vcpu_start(&vm->vcpus[started], &err)) {
-			vm_request_stop(vm, EXIT_FAILURE_RUN, "%s", err.msg);
+			vm_request_stop(vm, VM_STOP_HOST_FAILURE, "%s", err.msg);
 			pthread_mutex_lock(&vm->pause_lock);
 			vm->live_vcpus = started;
 			pthread_mutex_unlock(&vm->pause_lock);
@@ -303,5 +320,5 @@ int vm_run(struct vm *vm)
 			arch_vcpu_describe(&vm->vcpus[i], regs, sizeof(regs));
 			log_debug("vCPU %u at stop: mp_state %u, %s", i, mp.mp_state, regs);
 		}
-	return vm->exit_status;
+	return vm->stop_reason;
 }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,47 @@
 
 struct serial;
 struct vcpu;
+struct vm;
+
+/*
+ * Why the guest stopped. The VM library says why; the command line turns
+ * it into a process status (README, "Exit status").
+ */
+enum vm_stop_reason {
+	VM_STOP_NONE,		/* still running */
+	VM_STOP_GUEST_EXIT,	/* the guest rebooted or powered off */
+	VM_STOP_REQUESTED,	/* a user asked: `vmmtrace stop`, --stop-at */
+	VM_STOP_SIGNAL,		/* a signal to vmmtrace: vm->stop_signal says which */
+	VM_STOP_HOST_FAILURE,	/* the host refused something (KVM, memory, threads) */
+	VM_STOP_GUEST_PANIC,	/* the guest kernel panicked */
+	VM_STOP_TRIPLE_FAULT,	/* KVM_EXIT_SHUTDOWN */
+	VM_STOP_KVM_INTERNAL,	/* a KVM internal error nothing could assist */
+};
+
+/*
+ * What a layer above the VM core (the tracer) asks to be told. The core
+ * calls these and knows nothing else of that layer; every hook may be NULL,
+ * and with no hooks set a guest runs without any of that layer's costs.
+ * Set them before the vCPUs start (vm_set_hooks); they stay until vm_run
+ * returns.
+ */
+struct vm_hooks {
+	void *opaque;
+	/* A vCPU thread starts and ends its loop (e.g. liburcu registration). */
+	void (*thread_enter)(void *opaque);
+	void (*thread_exit)(void *opaque);
+	/* Whether pc lies in code the layer placed in the guest (the stub). */
+	bool (*pc_in_stub)(void *opaque, uint64_t pc);
+	/*
+	 * A stop vm_stop() was asked for: the layer may finish work in flight
+	 * first, and must end with vm_request_stop(). self: the calling vCPU,
+	 * or NULL on another thread.
+	 */
+	void (*stop)(void *opaque, struct vm *vm, struct vcpu *self,
+		     enum vm_stop_reason reason, const char *msg);
+	/* A vCPU stopped at one of the execution breakpoints the layer set. */
+	void (*debug_exit)(void *opaque, struct vcpu *vcpu, uint64_t pc);
+};
 
 struct vm_config {
 	const char *kernel_path;
@@ -60,8 +102,9 @@ struct vm {
 	/* Stopping: first reason wins; every vCPU is then kicked out of KVM_RUN. */
 	pthread_mutex_t stop_lock;
 	atomic_int stopping;
-	int exit_status;
-	char exit_msg[512];
+	enum vm_stop_reason stop_reason;
+	int stop_signal;		/* with VM_STOP_SIGNAL */
+	char stop_msg[512];
 	/* Stop-the-world: see vm_pause(). */
 	pthread_mutex_t pause_lock;
 	pthread_cond_t pause_cond;
@@ -70,8 +113,7 @@ struct vm {
 	unsigned paused;
 	unsigned live_vcpus;		/* vCPU threads still in their loop */
 
-	/* Hooks of the tracer (NULL when not tracing). */
-	struct tracer *tracer;
+	struct vm_hooks hooks;
 
 	/* Set by the console watcher when the guest printed a panic. */
 	char panic_msg[256];
@@ -90,15 +132,25 @@ int vm_add_region(struct vm *vm, uint64_t gpa, uint64_t size, uint8_t *hva,
 /* Host pointer for len bytes of guest-physical memory, or NULL. */
 void *vm_gpa_ptr(struct vm *vm, uint64_t gpa, uint64_t len);
 
-/* Runs every vCPU until the guest stops; returns the exit status. */
-int vm_run(struct vm *vm);
+/* Installs hooks (NULL: none); before the vCPUs start or after vm_run. */
+void vm_set_hooks(struct vm *vm, const struct vm_hooks *hooks);
+
+/* Runs every vCPU until the guest stops; returns why it stopped. */
+enum vm_stop_reason vm_run(struct vm *vm);
 
 /*
  * Records why the guest stops (the first call wins) and kicks all vCPUs.
  * Safe from any thread.
  */
-void vm_request_stop(struct vm *vm, int status, const char *fmt, ...)
+void vm_request_stop(struct vm *vm, enum vm_stop_reason reason, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A clean stop: the hooks' owner may finish work in flight first (the
+ * tracer lets a vCPU caught inside its stub finish its record), then
+ * vm_request_stop. self: the calling vCPU, or NULL on another thread.
+ */
+void vm_stop(struct vm *vm, struct vcpu *self, enum vm_stop_reason reason, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /*
  * Stop-the-world: on return no vCPU other than `self` (NULL from a non-vCPU
  * thread) is inside KVM_RUN or handling an exit, until vm_resume().

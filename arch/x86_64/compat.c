@@ -14,7 +14,6 @@
 #include "arch/arch.h"
 #include "arch/x86_64/compat-insn.h"
 #include "arch/x86_64/cpu.h"
-#include "vmm/cmd.h"
 #include "vmm/compat.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"

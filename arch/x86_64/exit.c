@@ -6,9 +6,7 @@
 
 #include "arch/arch.h"
 #include "arch/x86_64/compat-insn.h"
-#include "vmm/cmd.h"
 #include "vmm/kvm.h"
-#include "vmm/tracer.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -42,11 +40,17 @@ static void exit_internal_error(struct vcpu *vcpu)
 		for (unsigned i = 0; i < len && off + 4 < sizeof(bytes); i++)
 			off += snprintf(bytes + off, sizeof(bytes) - off, "%s%02x", i ? " " : "", insn[i]);
 	}
-	vm_request_stop(vcpu->vm, EXIT_KVM_INTERNAL,
+	vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL,
 			"KVM internal error on vCPU %u: %s (suberror %u), %s, instruction bytes: %s%s",
 			vcpu->id, internal_suberror_name(run->internal.suberror),
 			run->internal.suberror, regs, bytes,
 			vcpu->vm->cfg.compat ? "" : " (try --compat on)");
+}
+
+int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	*pc = vcpu->run->debug.arch.pc;
+	return 0;
 }
 
 int arch_vcpu_exit(struct vcpu *vcpu)
@@ -57,14 +61,11 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 	case KVM_EXIT_INTERNAL_ERROR:
 		exit_internal_error(vcpu);
 		return atomic_load(&vcpu->vm->stopping) ? -EIO : 0;
-	case KVM_EXIT_DEBUG:
-		tracer_breakpoint(vcpu, vcpu->run->debug.arch.pc);
-		return 0;
 	case KVM_EXIT_HLT:
 		return 0;	/* only without an in-kernel LAPIC; it waits in KVM otherwise */
 	default:
 		arch_vcpu_describe(vcpu, regs, sizeof(regs));
-		vm_request_stop(vcpu->vm, EXIT_KVM_INTERNAL, "unexpected KVM exit %u on vCPU %u (%s)",
+		vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL, "unexpected KVM exit %u on vCPU %u (%s)",
 				vcpu->run->exit_reason, vcpu->id, regs);
 		return -EIO;
 	}
