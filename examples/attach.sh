@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Attach to a running guest: boot it with a control socket, wait until its
+# kernel is well into its boot, trace every function whose name starts with
+# "kmem_cache_" for three seconds, ask for the status, then stop the guest.
+#
+#   examples/attach.sh [KERNEL]
+. "$(dirname "$0")/common.sh"
+
+dir=$(mktemp -d)
+sock=$dir/vt.sock
+"$VMMTRACE" boot "$KERNEL" --control "$sock" --cmdline earlyprintk=serial,ttyS0,115200 \
+	>"$dir/console" 2>"$dir/boot.err" </dev/null &
+guest=$!
+trap 'kill "$guest" 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+# The socket exists before the guest's first instruction; wait for the
+# kernel's memory allocator to be in use ("Memory:" is printed by mm_init).
+until grep -q "Memory:" "$dir/console" 2>/dev/null; do
+	kill -0 "$guest" 2>/dev/null || { cat "$dir/boot.err" >&2; exit 1; }
+	sleep 0.5
+done
+
+echo "### vmmtrace attach $sock --trace 'kmem_cache_*' --duration 3"
+"$VMMTRACE" attach "$sock" --trace 'kmem_cache_*' --duration 3 -o "$dir/window.txt"
+grep -v '^#' "$dir/window.txt" | sed -n 1,5p
+echo "... $(grep -vc '^#' "$dir/window.txt") events in the window"
+
+echo "### vmmtrace status $sock"
+"$VMMTRACE" status "$sock"
+echo "### vmmtrace stop $sock"
+"$VMMTRACE" stop "$sock"
+wait "$guest"	# vmmtrace boot's own status: 0 after a stop
