@@ -25,8 +25,9 @@ const char *arch_compat_cmdline(void);
 
 /* In-kernel irqchip and timers, the guest-physical memory map. */
 int arch_vm_init(struct vm *vm, struct errbuf *err);
-/* Emulated devices at their arch addresses. */
+/* Emulated devices at their arch addresses, and their removal (idempotent). */
 int arch_vm_add_devices(struct vm *vm, struct errbuf *err);
+void arch_vm_remove_devices(struct vm *vm);
 /* Kernel, initrd, boot parameters and boot-time tables into guest memory. */
 int arch_vm_load(struct vm *vm, const struct kernel_image *img,
 		 const uint8_t *initrd, size_t initrd_size, struct errbuf *err);

@@ -13,7 +13,6 @@
 #include "arch/arch.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
-#include "vmm/serial.h"
 #include "vmm/util.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
@@ -64,8 +63,7 @@ void vm_destroy(struct vm *vm)
 	for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
-	serial_destroy(vm->serial);
-	vm->serial = NULL;
+	arch_vm_remove_devices(vm);
 	vm->vcpus = NULL;
 	if (vm->ram)
 		munmap(vm->ram, vm->ram_size);

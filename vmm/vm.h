@@ -15,11 +15,11 @@
 #include "vmm/compat.h"
 #include "vmm/error.h"
 #include "vmm/pio.h"
-#include "vmm/rtc.h"
 
 #define VM_MAX_CPUS    8
 #define VM_MAX_REGIONS 4
 
+struct rtc;
 struct serial;
 struct vcpu;
 struct vm;
@@ -92,8 +92,9 @@ struct vm {
 	struct vcpu *vcpus;
 	unsigned ncpus;
 	struct pio_bus pio;
-	struct serial *serial;
-	struct rtc rtc;
+	/* Devices the arch created (arch_vm_add_devices) and destroys. */
+	struct serial *serial;		/* the console: output, input, flush */
+	struct rtc *rtc;
 	struct compat_stats compat;
 	/* Where the boot vCPU starts, and its boot argument (x86: zero page). */
 	uint64_t boot_entry;
