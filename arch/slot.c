@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 static const struct {
 	const char *name;
@@ -34,6 +34,18 @@ static const char *const insn_names[SLOT_INSN_COUNT] = {
 	[SLOT_INSN_NOP] = "nop",
 	[SLOT_INSN_SAVE_RA] = "save-ra",
 };
+
+int slot_err_set(struct slot_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
 
 const struct slot_ops *slot_ops_for(enum slot_arch arch)
 {
@@ -103,7 +115,7 @@ static void format_signed_hex(char *buf, size_t n, int64_t v)
 }
 
 int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
-		    struct errbuf *err)
+		    struct slot_err *err)
 {
 	const struct slot_layout *l = ops->layout;
 	/* Modulo 2^64, as the CPU computes PC-relative targets. */
@@ -111,29 +123,29 @@ int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
 	char o[24], lo[24], hi[24];
 
 	if (pc % l->insn_align)
-		return err_set(err, EINVAL, "%s: call address 0x%" PRIx64
-			       " is not a multiple of %u", ops->name, pc, l->insn_align);
+		return slot_err_set(err, EINVAL, "%s: call address 0x%" PRIx64
+				    " is not a multiple of %u", ops->name, pc, l->insn_align);
 	if (target % l->target_align)
-		return err_set(err, EINVAL, "%s: call target 0x%" PRIx64
-			       " is not a multiple of %u", ops->name, target, l->target_align);
+		return slot_err_set(err, EINVAL, "%s: call target 0x%" PRIx64
+				    " is not a multiple of %u", ops->name, target, l->target_align);
 	if (off >= l->reach_min && off <= l->reach_max)
 		return 0;
 	format_signed_hex(o, sizeof(o), off);
 	format_signed_hex(lo, sizeof(lo), l->reach_min);
 	format_signed_hex(hi, sizeof(hi), l->reach_max);
-	return err_set(err, ERANGE, "%s: call at 0x%" PRIx64 " cannot reach 0x%" PRIx64
-		       ": offset %s is outside %s..%s (%s)", ops->name, pc, target,
-		       o, lo, hi, l->reach_text);
+	return slot_err_set(err, ERANGE, "%s: call at 0x%" PRIx64 " cannot reach 0x%" PRIx64
+			    ": offset %s is outside %s..%s (%s)", ops->name, pc, target,
+			    o, lo, hi, l->reach_text);
 }
 
 int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
-		uint64_t target, uint8_t *buf, size_t *len, struct errbuf *err)
+		uint64_t target, uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	int ret;
 
 	if ((unsigned int)insn >= SLOT_INSN_COUNT)
-		return err_set(err, EINVAL, "%s: no slot instruction number %d",
-			       ops->name, (int)insn);
+		return slot_err_set(err, EINVAL, "%s: no slot instruction number %d",
+				    ops->name, (int)insn);
 	if (insn == SLOT_INSN_CALL) {
 		ret = slot_check_call(ops, pc, target, err);
 		if (ret)
@@ -145,7 +157,7 @@ int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
 /* Encodes insn at slot_pc + offset straight into the slot buffer. */
 static int build_insn(const struct slot_ops *ops, enum slot_insn insn,
 		      const struct slot_ctx *ctx, unsigned int offset, uint8_t *slot,
-		      struct errbuf *err)
+		      struct slot_err *err)
 {
 	uint8_t buf[SLOT_INSN_MAX_BYTES];
 	size_t len = 0;
@@ -155,22 +167,22 @@ static int build_insn(const struct slot_ops *ops, enum slot_insn insn,
 	if (ret)
 		return ret;
 	if (offset + len > ops->layout->slot_bytes)
-		return err_set(err, EINVAL, "%s: %s does not fit the %u-byte slot",
-			       ops->name, insn_names[insn], ops->layout->slot_bytes);
+		return slot_err_set(err, EINVAL, "%s: %s does not fit the %u-byte slot",
+				    ops->name, insn_names[insn], ops->layout->slot_bytes);
 	memcpy(slot + offset, buf, len);
 	return 0;
 }
 
 int slot_build(const struct slot_ops *ops, enum slot_state state,
-	       const struct slot_ctx *ctx, uint8_t *buf, struct errbuf *err)
+	       const struct slot_ctx *ctx, uint8_t *buf, struct slot_err *err)
 {
 	const struct slot_layout *l = ops->layout;
 	uint8_t tmp[SLOT_MAX_BYTES];
 	int ret;
 
 	if (state != SLOT_DISABLED && state != SLOT_ENABLED)
-		return err_set(err, EINVAL, "%s: cannot build a %s slot (keep the bytes read)",
-			       ops->name, slot_state_name(state));
+		return slot_err_set(err, EINVAL, "%s: cannot build a %s slot (keep the bytes read)",
+				    ops->name, slot_state_name(state));
 	/* The disabled slot is prepared for our_target too: that is what lets
 	 * one toggle write enable it. */
 	if (l->save_ra_bytes) {
@@ -283,12 +295,12 @@ bool slot_change_pc_unsafe(const struct slot_change *chg, uint64_t pc)
 }
 
 int slot_change_check_pcs(const struct slot_change *chg, const uint64_t *pcs, size_t n,
-			  struct errbuf *err)
+			  struct slot_err *err)
 {
 	for (size_t i = 0; i < n; i++)
 		if (slot_change_pc_unsafe(chg, pcs[i]))
-			return err_set(err, EBUSY, "vCPU %zu is stopped at 0x%" PRIx64
-				       ", inside the slot at 0x%" PRIx64 " past byte %u being rewritten",
-				       i, pcs[i], chg->slot_pc, chg->offset);
+			return slot_err_set(err, EBUSY, "vCPU %zu is stopped at 0x%" PRIx64
+					    ", inside the slot at 0x%" PRIx64 " past byte %u being rewritten",
+					    i, pcs[i], chg->slot_pc, chg->offset);
 	return 0;
 }

@@ -21,7 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct errbuf;
+/*
+ * What went wrong, in one line naming the arch and the input. Its own type
+ * because arch/ depends on nothing of the project: callers copy msg into
+ * theirs. Every err parameter may be NULL.
+ */
+struct slot_err {
+	char msg[256];
+};
 
 enum slot_arch {
 	SLOT_ARCH_X86_64,
@@ -90,7 +97,7 @@ struct slot_ops {
 	/* Encodes insn at pc; CALL arrives already range-checked. Returns 0,
 	 * or -EOPNOTSUPP for an instruction the arch's slot does not use. */
 	int (*encode)(enum slot_insn insn, uint64_t pc, uint64_t target,
-		      uint8_t *buf, size_t *len, struct errbuf *err);
+		      uint8_t *buf, size_t *len, struct slot_err *err);
 	/* 0 and *target if bytes hold the whole enabled call sequence (with
 	 * its save-ra) for a slot at slot_pc; -ENOENT otherwise. */
 	int (*decode_call)(const uint8_t *bytes, uint64_t slot_pc, uint64_t *target);
@@ -119,6 +126,10 @@ struct slot_change {
 	uint8_t bytes[SLOT_MAX_BYTES];	/* the whole new slot */
 };
 
+/* Formats into err (if not NULL) and returns -errnum. */
+int slot_err_set(struct slot_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 const struct slot_ops *slot_ops_for(enum slot_arch arch);
 /* Accepts the kernel's and Debian's names (arm64/aarch64, loongarch64/loong64, ...). */
 int slot_arch_from_name(const char *name, enum slot_arch *arch);
@@ -128,15 +139,15 @@ int slot_insn_from_name(const char *name, enum slot_insn *insn);
 
 /* 0, -ERANGE if a call at pc cannot reach target, -EINVAL if misaligned. */
 int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
-		    struct errbuf *err);
+		    struct slot_err *err);
 /* Encodes insn at pc into buf (SLOT_INSN_MAX_BYTES); *len gets its size.
  * target is used by SLOT_INSN_CALL only. */
 int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
-		uint64_t target, uint8_t *buf, size_t *len, struct errbuf *err);
+		uint64_t target, uint8_t *buf, size_t *len, struct slot_err *err);
 /* The slot bytes (layout->slot_bytes) for SLOT_DISABLED or SLOT_ENABLED,
  * prepared for ctx->our_target. ORIGINAL is not built: keep the bytes read. */
 int slot_build(const struct slot_ops *ops, enum slot_state state,
-	       const struct slot_ctx *ctx, uint8_t *buf, struct errbuf *err);
+	       const struct slot_ctx *ctx, uint8_t *buf, struct slot_err *err);
 /* What bytes (layout->slot_bytes of them) hold; *call_target (may be NULL)
  * gets the call's target for ORIGINAL on x86_64, ENABLED and ELSEWHERE. */
 enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx *ctx,
@@ -148,7 +159,7 @@ int slot_plan_change(const struct slot_ops *ops, uint64_t slot_pc, const uint8_t
 bool slot_change_pc_unsafe(const struct slot_change *chg, uint64_t pc);
 /* 0, or -EBUSY naming the first of n vCPU PCs that makes chg unsafe. */
 int slot_change_check_pcs(const struct slot_change *chg, const uint64_t *pcs, size_t n,
-			  struct errbuf *err);
+			  struct slot_err *err);
 
 /* Instruction words are little-endian in memory on all four arches. */
 static inline uint32_t slot_get_le32(const uint8_t *p)

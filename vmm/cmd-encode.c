@@ -85,6 +85,7 @@ static int encode_slot(const struct slot_ops *ops, int argc, char **argv,
 		       struct errbuf *err)
 {
 	struct slot_ctx ctx = { 0 };
+	struct slot_err serr;
 	uint8_t buf[SLOT_MAX_BYTES];
 	enum slot_state state;
 	int ret;
@@ -100,11 +101,13 @@ static int encode_slot(const struct slot_ops *ops, int argc, char **argv,
 	ret = get_number(argc, argv, 2, "SLOT_PC", &ctx.slot_pc, err);
 	if (!ret)
 		ret = get_number(argc, argv, 3, "TARGET", &ctx.our_target, err);
-	if (!ret)
-		ret = slot_build(ops, state, &ctx, buf, err);
-	if (!ret)
-		print_insns(ops, buf, ops->layout->slot_bytes);
-	return ret;
+	if (ret)
+		return ret;
+	ret = slot_build(ops, state, &ctx, buf, &serr);
+	if (ret)
+		return err_set(err, -ret, "%s", serr.msg);
+	print_insns(ops, buf, ops->layout->slot_bytes);
+	return 0;
 }
 
 /* One request: argv[0] is the instruction name. */
@@ -112,6 +115,7 @@ static int encode_one(const struct slot_ops *ops, int argc, char **argv, struct 
 {
 	uint8_t buf[SLOT_INSN_MAX_BYTES];
 	uint64_t pc = 0, target = 0;
+	struct slot_err serr;
 	enum slot_insn insn;
 	size_t len = 0;
 	int ret, want;
@@ -132,10 +136,11 @@ static int encode_one(const struct slot_ops *ops, int argc, char **argv, struct 
 		if (ret)
 			return ret;
 	}
-	ret = slot_encode(ops, insn, pc, target, buf, &len, err);
-	if (!ret)
-		print_insns(ops, buf, len);
-	return ret;
+	ret = slot_encode(ops, insn, pc, target, buf, &len, &serr);
+	if (ret)
+		return err_set(err, -ret, "%s", serr.msg);
+	print_insns(ops, buf, len);
+	return 0;
 }
 
 /* Requests from stdin, one per line; blank lines and #-comments skipped.

@@ -15,7 +15,9 @@ static int patch_add(struct patch_set *ps, struct vm *vm, const struct elf_image
 {
 	unsigned n = ps->ops->layout->slot_bytes;
 	struct patch_slot *s = &ps->slots[ps->count];
+	struct slot_err serr;
 	uint64_t pa;
+	int rc;
 
 	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(s->hva = vm_gpa_ptr(vm, pa, n)))
 		return err_set(err, EINVAL, "slot 0x%llx is outside the loaded kernel",
@@ -24,8 +26,9 @@ static int patch_add(struct patch_set *ps, struct vm *vm, const struct elf_image
 	if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ORIGINAL)
 		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the compiler's call: not a fresh image",
 			       (unsigned long long)ms->addr, symtab_name(syms, ms->func));
-	if (slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, err))
-		return -ERANGE;
+	rc = slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, &serr);
+	if (rc)
+		return err_set(err, -rc, "%s", serr.msg);
 	s->va = ms->addr;
 	memcpy(s->orig, s->hva, n);
 	s->name = symtab_name(syms, ms->func);
