@@ -200,29 +200,21 @@ int cmd_encode(int argc, char **argv)
 		fputs(encode_usage, stdout);
 		return EXIT_OK;
 	}
-	if (!name || first >= argc) {
-		fprintf(stderr, "vmmtrace encode: %s (try 'vmmtrace encode --help')\n",
-			name ? "missing instruction" : "missing --arch ARCH");
-		return EXIT_BAD_INPUT;
-	}
-	if (slot_arch_from_name(name, &arch)) {
-		fprintf(stderr, "vmmtrace encode: unknown arch '%s' (%s)\n", name,
-			slot_arch_names());
-		return EXIT_BAD_INPUT;
-	}
+	if (!name || first >= argc)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "%s (try 'vmmtrace encode --help')",
+				name ? "missing instruction" : "missing --arch ARCH");
+	if (slot_arch_from_name(name, &arch))
+		return cmd_fail("encode", EXIT_BAD_INPUT, "unknown arch '%s' (%s)", name,
+				slot_arch_names());
 	ops = slot_ops_for(arch);
 	if (!strcmp(argv[first], "-") && argc == first + 1)
 		ret = encode_stream(ops, &lineno, &err);
 	else
 		ret = encode_one(ops, argc - first, argv + first, &err);
 	fflush(stdout);
-	if (ret && lineno) {
-		fprintf(stderr, "vmmtrace encode: stdin line %lu: %s\n", lineno, err.msg);
-		return EXIT_BAD_INPUT;
-	}
-	if (ret) {
-		fprintf(stderr, "vmmtrace encode: %s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	if (ret && lineno)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "stdin line %lu: %s", lineno, err.msg);
+	if (ret)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "%s", err.msg);
 	return EXIT_OK;
 }

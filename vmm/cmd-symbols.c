@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,18 +56,6 @@ static const char symbols_usage[] =
 	"                     and report where they disagree with the image's kallsyms\n"
 	"  -v, --verbose      timings and table addresses on stderr\n";
 
-static int symbols_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "vmmtrace symbols: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	return EXIT_BAD_INPUT;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -101,15 +88,17 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		case 'v': o->verbose++; break;
 		case 'h': fputs(symbols_usage, stdout); return -1;
 		default:
-			return symbols_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			return cmd_fail("symbols", EXIT_BAD_INPUT,
+					"unknown or incomplete option '%s' (see --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return symbols_fail("KERNEL is missing (see --help)");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "KERNEL is missing (see --help)");
 	o->kernel = argv[optind++];
 	for (; optind < argc; optind++)
 		if (filter_add(&o->filter, argv[optind], &err))
-			return symbols_fail("%s", err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 	return 0;
 }
 
@@ -138,7 +127,7 @@ static int load_given(struct symbols_opts *o, struct symbols_run *run)
 	if (o->sysmap) {
 		rc = sysmap_read_file(o->sysmap, &run->given, &err);
 		if (rc)
-			return symbols_fail("%s", err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 		run->source = o->sysmap;
 		run->have_given = 1;
 	} else if (!run->img.is_bzimage) {
@@ -146,12 +135,12 @@ static int load_given(struct symbols_opts *o, struct symbols_run *run)
 		if (rc == -ENOENT)
 			return 0;
 		if (rc)
-			return symbols_fail("%s: %s", o->kernel, err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);
 		run->source = ".symtab";
 		run->have_given = 1;
 	}
 	if (run->have_given && symtab_finish(&run->given))
-		return symbols_fail("out of memory");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "out of memory");
 	return 0;
 }
 
@@ -162,7 +151,7 @@ static int load_symbols(struct symbols_opts *o, struct symbols_run *run)
 
 	rc = kallsyms_recover(&run->img.elf, &run->kallsyms, &run->layout, &err);
 	if (!rc && symtab_finish(&run->kallsyms))
-		return symbols_fail("out of memory");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "out of memory");
 	run->have_kallsyms = !rc;
 	if (rc)
 		snprintf(run->kallsyms_why, sizeof(run->kallsyms_why), "%s", err.msg);
@@ -170,7 +159,7 @@ static int load_symbols(struct symbols_opts *o, struct symbols_run *run)
 	if (rc)
 		return rc;
 	if (!run->have_given && !run->have_kallsyms)
-		return symbols_fail("%s: %s; give the kernel's symbols with --system-map FILE (or use its unstripped vmlinux)",
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s; give the kernel's symbols with --system-map FILE (or use its unstripped vmlinux)",
 				    o->kernel, run->kallsyms_why);
 	if (run->have_given && run->have_kallsyms)
 		report_diff(run->source, &run->given, &run->kallsyms);
@@ -296,7 +285,7 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 	int rc;
 
 	if (image_open(o->kernel, &run->img, &err))
-		return symbols_fail("%s", err.msg);
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 	run->t_open = now() - t;
 	t = now();
 	rc = load_symbols(o, run);
@@ -307,13 +296,13 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 	rc = mcount_read(&run->img.elf, run->tab, &run->mcount, &err);
 	run->have_mcount = !rc;
 	if (rc && (o->slots || o->functions))
-		return symbols_fail("%s: %s", o->kernel, err.msg);
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);
 	if (rc)
 		snprintf(run->mcount_why, sizeof(run->mcount_why), "%s", err.msg);
 	run->t_mcount = now() - t;
 	shown = o->slots ? print_slots(o, run) : print_symbols(o, run);
 	if (fflush(stdout))
-		return symbols_fail("writing the output: %s", strerror(errno));
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "writing the output: %s", strerror(errno));
 	log_details(run);
 	print_summary(run, shown);
 	return EXIT_OK;
