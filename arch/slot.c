@@ -210,11 +210,46 @@ static bool is_compiled_nops(const struct slot_layout *l, const uint8_t *bytes)
 	return false;
 }
 
+/*
+ * With no stub known: the target the bytes would call once the toggle holds
+ * a call. The toggle of a call to the slot itself (always in reach) stands
+ * in for the real one; the rest of the bytes then decide the target.
+ */
+static int disabled_target(const struct slot_ops *ops, const struct slot_ctx *ctx,
+			   const uint8_t *bytes, uint64_t *target)
+{
+	const struct slot_layout *l = ops->layout;
+	struct slot_ctx self = *ctx;
+	uint8_t probe[SLOT_MAX_BYTES];
+
+	self.our_target = ctx->slot_pc + l->call_offset;
+	if (slot_build(ops, SLOT_ENABLED, &self, probe, NULL))
+		return -EINVAL;
+	memcpy(probe, bytes, l->toggle_offset);
+	memcpy(probe + l->toggle_offset + l->toggle_bytes, bytes + l->toggle_offset + l->toggle_bytes,
+	       l->slot_bytes - l->toggle_offset - l->toggle_bytes);
+	return ops->decode_call(probe, ctx->slot_pc, target);
+}
+
+/* Disabled means prepared for our target: on riscv64 the auipc must
+ * already hold its upper bits, else the toggle alone cannot enable it. */
+static bool is_disabled(const struct slot_ops *ops, const struct slot_ctx *ctx,
+			const uint8_t *bytes)
+{
+	struct slot_ctx for_target = *ctx;
+	uint8_t disabled[SLOT_MAX_BYTES];
+
+	if (ctx->our_target == SLOT_TARGET_NONE &&
+	    disabled_target(ops, ctx, bytes, &for_target.our_target))
+		return false;
+	return !slot_build(ops, SLOT_DISABLED, &for_target, disabled, NULL) &&
+	       !memcmp(bytes, disabled, ops->layout->slot_bytes);
+}
+
 enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx *ctx,
 			      const uint8_t *bytes, uint64_t *call_target)
 {
 	const struct slot_layout *l = ops->layout;
-	uint8_t disabled[SLOT_MAX_BYTES];
 	uint64_t target = 0;
 	bool is_call = ops->decode_call(bytes, ctx->slot_pc, &target) == 0;
 
@@ -224,13 +259,16 @@ enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx 
 			     : is_compiled_nops(l, bytes))
 		return SLOT_ORIGINAL;
 	if (is_call)
-		return target == ctx->our_target ? SLOT_ENABLED : SLOT_ENABLED_ELSEWHERE;
-	/* Disabled means prepared for our target: on riscv64 the auipc must
-	 * already hold its upper bits, else the toggle alone cannot enable it. */
-	if (!slot_build(ops, SLOT_DISABLED, ctx, disabled, NULL) &&
-	    !memcmp(bytes, disabled, l->slot_bytes))
-		return SLOT_DISABLED;
-	return SLOT_UNKNOWN;
+		return target == ctx->our_target && ctx->our_target != SLOT_TARGET_NONE ?
+		       SLOT_ENABLED : SLOT_ENABLED_ELSEWHERE;
+	return is_disabled(ops, ctx, bytes) ? SLOT_DISABLED : SLOT_UNKNOWN;
+}
+
+unsigned int slot_entry_pad(const struct slot_ops *ops, const uint8_t *func, size_t avail)
+{
+	unsigned int n = ops->layout->entry_pad_bytes;
+
+	return n && avail >= n && !memcmp(func, ops->layout->entry_pad, n) ? n : 0;
 }
 
 /* Marks in *bounds every offset where an instruction of bytes starts. */

@@ -50,6 +50,7 @@ enum slot_state {
 	SLOT_ENABLED,		/* calls our_target */
 	SLOT_ENABLED_ELSEWHERE,	/* a well-formed call to another target (e.g. guest ftrace) */
 	SLOT_UNKNOWN,		/* anything else: not ours to touch */
+	SLOT_STATE_COUNT,
 };
 
 enum slot_insn {
@@ -80,13 +81,25 @@ struct slot_layout {
 	bool compiled_call;		/* the compiler emitted call original_target (x86_64) */
 	unsigned int n_compiled;	/* otherwise: the compiler's NOP forms */
 	uint8_t compiled[SLOT_MAX_COMPILED][SLOT_MAX_BYTES];
+	/* A landing pad a function may start with, its slot right after it
+	 * (x86_64 IBT: ENDBR64); entry_pad_bytes 0 if the slot is always at
+	 * the function's first byte. */
+	unsigned int entry_pad_bytes;
+	uint8_t entry_pad[SLOT_MAX_BYTES];
 };
+
+/*
+ * our_target when no stub is known, e.g. reading an image on disk: no call
+ * is then ENABLED, and DISABLED means prepared for any target. No stub can
+ * sit at the last byte of the address space.
+ */
+#define SLOT_TARGET_NONE UINT64_MAX
 
 /* The addresses a slot's bytes are judged against. */
 struct slot_ctx {
 	uint64_t slot_pc;		/* guest address of the slot's first byte */
 	uint64_t original_target;	/* x86_64: __fentry__; unused elsewhere */
-	uint64_t our_target;		/* vmmtrace's stub entry */
+	uint64_t our_target;		/* vmmtrace's stub entry, or SLOT_TARGET_NONE */
 };
 
 /* Implemented by arch/<arch>/slot.c. Callers use the slot_* functions. */
@@ -152,6 +165,9 @@ int slot_build(const struct slot_ops *ops, enum slot_state state,
  * gets the call's target for ORIGINAL on x86_64, ENABLED and ELSEWHERE. */
 enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx *ctx,
 			      const uint8_t *bytes, uint64_t *call_target);
+/* How far past a function's first byte its slot sits: the layout's entry
+ * pad if func (avail bytes of the function's start) begins with it, else 0. */
+unsigned int slot_entry_pad(const struct slot_ops *ops, const uint8_t *func, size_t avail);
 /* The whole instructions that turn cur into next (both slot_bytes long). */
 int slot_plan_change(const struct slot_ops *ops, uint64_t slot_pc, const uint8_t *cur,
 		     const uint8_t *next, struct slot_change *chg);

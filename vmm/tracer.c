@@ -35,7 +35,7 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 		return rc;
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
-	rc = mcount_read(&img->elf, &t->syms, &t->mt, err);
+	rc = mcount_read(&img->elf, &t->syms, arch_slot_ops(), &t->mt, err);
 	if (rc && t->cfg.system_map) {
 		/* The usual cause: a map of another build. */
 		char why[sizeof(err->msg)];

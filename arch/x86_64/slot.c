@@ -74,6 +74,9 @@ static const struct slot_layout x86_layout = {
 	.byte_stream = true,
 	.compiled_call = true,
 	.n_compiled = 0,
+	/* IBT kernels start functions with ENDBR64 and put the call after it. */
+	.entry_pad_bytes = 4,
+	.entry_pad = { 0xf3, 0x0f, 0x1e, 0xfa },
 };
 
 const struct slot_ops slot_ops_x86_64 = {
