@@ -143,6 +143,12 @@ out:
 	return rc;
 }
 
+/* Slot patching reaches guest memory through this, knowing nothing of the VM. */
+static void *tracer_gpa_ptr(void *vm, uint64_t gpa, uint64_t len)
+{
+	return vm_gpa_ptr(vm, gpa, len);
+}
+
 int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
 		  const struct tracer_config *cfg, struct errbuf *err)
 {
@@ -163,8 +169,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	}
 	if ((rc = tracer_setup_rings(t, img, err)))
 		goto fail;
-	rc = patch_init(&t->ps, vm, &img->elf, &t->mt, &t->syms, arch_slot_ops(), t->mt.fentry,
-			t->stub_entry, err);
+	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, vm }, &img->elf, &t->mt,
+			&t->syms, arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
 	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
