@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 static const struct {
 	const char *name;
@@ -34,6 +34,18 @@ static const char *const insn_names[SLOT_INSN_COUNT] = {
 	[SLOT_INSN_NOP] = "nop",
 	[SLOT_INSN_SAVE_RA] = "save-ra",
 };
+
+int slot_err_set(struct slot_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
 
 const struct slot_ops *slot_ops_for(enum slot_arch arch)
 {
@@ -103,7 +115,7 @@ static void format_signed_hex(char *buf, size_t n, int64_t v)
 }
 
 int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
-		    struct errbuf *err)
+		    struct slot_err *err)
 {
 	const struct slot_layout *l = ops->layout;
 	/* Modulo 2^64, as the CPU computes PC-relative targets. */
@@ -111,29 +123,29 @@ int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
 	char o[24], lo[24], hi[24];
 
 	if (pc % l->insn_align)
-		return err_set(err, EINVAL, "%s: call address 0x%" PRIx64
-			       " is not a multiple of %u", ops->name, pc, l->insn_align);
+		return slot_err_set(err, EINVAL, "%s: call address 0x%" PRIx64
+				    " is not a multiple of %u", ops->name, pc, l->insn_align);
 	if (target % l->target_align)
-		return err_set(err, EINVAL, "%s: call target 0x%" PRIx64
-			       " is not a multiple of %u", ops->name, target, l->target_align);
+		return slot_err_set(err, EINVAL, "%s: call target 0x%" PRIx64
+				    " is not a multiple of %u", ops->name, target, l->target_align);
 	if (off >= l->reach_min && off <= l->reach_max)
 		return 0;
 	format_signed_hex(o, sizeof(o), off);
 	format_signed_hex(lo, sizeof(lo), l->reach_min);
 	format_signed_hex(hi, sizeof(hi), l->reach_max);
-	return err_set(err, ERANGE, "%s: call at 0x%" PRIx64 " cannot reach 0x%" PRIx64
-		       ": offset %s is outside %s..%s (%s)", ops->name, pc, target,
-		       o, lo, hi, l->reach_text);
+	return slot_err_set(err, ERANGE, "%s: call at 0x%" PRIx64 " cannot reach 0x%" PRIx64
+			    ": offset %s is outside %s..%s (%s)", ops->name, pc, target,
+			    o, lo, hi, l->reach_text);
 }
 
 int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
-		uint64_t target, uint8_t *buf, size_t *len, struct errbuf *err)
+		uint64_t target, uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	int ret;
 
 	if ((unsigned int)insn >= SLOT_INSN_COUNT)
-		return err_set(err, EINVAL, "%s: no slot instruction number %d",
-			       ops->name, (int)insn);
+		return slot_err_set(err, EINVAL, "%s: no slot instruction number %d",
+				    ops->name, (int)insn);
 	if (insn == SLOT_INSN_CALL) {
 		ret = slot_check_call(ops, pc, target, err);
 		if (ret)
@@ -145,7 +157,7 @@ int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
 /* Encodes insn at slot_pc + offset straight into the slot buffer. */
 static int build_insn(const struct slot_ops *ops, enum slot_insn insn,
 		      const struct slot_ctx *ctx, unsigned int offset, uint8_t *slot,
-		      struct errbuf *err)
+		      struct slot_err *err)
 {
 	uint8_t buf[SLOT_INSN_MAX_BYTES];
 	size_t len = 0;
@@ -155,22 +167,22 @@ static int build_insn(const struct slot_ops *ops, enum slot_insn insn,
 	if (ret)
 		return ret;
 	if (offset + len > ops->layout->slot_bytes)
-		return err_set(err, EINVAL, "%s: %s does not fit the %u-byte slot",
-			       ops->name, insn_names[insn], ops->layout->slot_bytes);
+		return slot_err_set(err, EINVAL, "%s: %s does not fit the %u-byte slot",
+				    ops->name, insn_names[insn], ops->layout->slot_bytes);
 	memcpy(slot + offset, buf, len);
 	return 0;
 }
 
 int slot_build(const struct slot_ops *ops, enum slot_state state,
-	       const struct slot_ctx *ctx, uint8_t *buf, struct errbuf *err)
+	       const struct slot_ctx *ctx, uint8_t *buf, struct slot_err *err)
 {
 	const struct slot_layout *l = ops->layout;
 	uint8_t tmp[SLOT_MAX_BYTES];
 	int ret;
 
 	if (state != SLOT_DISABLED && state != SLOT_ENABLED)
-		return err_set(err, EINVAL, "%s: cannot build a %s slot (keep the bytes read)",
-			       ops->name, slot_state_name(state));
+		return slot_err_set(err, EINVAL, "%s: cannot build a %s slot (keep the bytes read)",
+				    ops->name, slot_state_name(state));
 	/* The disabled slot is prepared for our_target too: that is what lets
 	 * one toggle write enable it. */
 	if (l->save_ra_bytes) {
@@ -198,11 +210,46 @@ static bool is_compiled_nops(const struct slot_layout *l, const uint8_t *bytes)
 	return false;
 }
 
+/*
+ * With no stub known: the target the bytes would call once the toggle holds
+ * a call. The toggle of a call to the slot itself (always in reach) stands
+ * in for the real one; the rest of the bytes then decide the target.
+ */
+static int disabled_target(const struct slot_ops *ops, const struct slot_ctx *ctx,
+			   const uint8_t *bytes, uint64_t *target)
+{
+	const struct slot_layout *l = ops->layout;
+	struct slot_ctx self = *ctx;
+	uint8_t probe[SLOT_MAX_BYTES];
+
+	self.our_target = ctx->slot_pc + l->call_offset;
+	if (slot_build(ops, SLOT_ENABLED, &self, probe, NULL))
+		return -EINVAL;
+	memcpy(probe, bytes, l->toggle_offset);
+	memcpy(probe + l->toggle_offset + l->toggle_bytes, bytes + l->toggle_offset + l->toggle_bytes,
+	       l->slot_bytes - l->toggle_offset - l->toggle_bytes);
+	return ops->decode_call(probe, ctx->slot_pc, target);
+}
+
+/* Disabled means prepared for our target: on riscv64 the auipc must
+ * already hold its upper bits, else the toggle alone cannot enable it. */
+static bool is_disabled(const struct slot_ops *ops, const struct slot_ctx *ctx,
+			const uint8_t *bytes)
+{
+	struct slot_ctx for_target = *ctx;
+	uint8_t disabled[SLOT_MAX_BYTES];
+
+	if (ctx->our_target == SLOT_TARGET_NONE &&
+	    disabled_target(ops, ctx, bytes, &for_target.our_target))
+		return false;
+	return !slot_build(ops, SLOT_DISABLED, &for_target, disabled, NULL) &&
+	       !memcmp(bytes, disabled, ops->layout->slot_bytes);
+}
+
 enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx *ctx,
 			      const uint8_t *bytes, uint64_t *call_target)
 {
 	const struct slot_layout *l = ops->layout;
-	uint8_t disabled[SLOT_MAX_BYTES];
 	uint64_t target = 0;
 	bool is_call = ops->decode_call(bytes, ctx->slot_pc, &target) == 0;
 
@@ -212,13 +259,16 @@ enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx 
 			     : is_compiled_nops(l, bytes))
 		return SLOT_ORIGINAL;
 	if (is_call)
-		return target == ctx->our_target ? SLOT_ENABLED : SLOT_ENABLED_ELSEWHERE;
-	/* Disabled means prepared for our target: on riscv64 the auipc must
-	 * already hold its upper bits, else the toggle alone cannot enable it. */
-	if (!slot_build(ops, SLOT_DISABLED, ctx, disabled, NULL) &&
-	    !memcmp(bytes, disabled, l->slot_bytes))
-		return SLOT_DISABLED;
-	return SLOT_UNKNOWN;
+		return target == ctx->our_target && ctx->our_target != SLOT_TARGET_NONE ?
+		       SLOT_ENABLED : SLOT_ENABLED_ELSEWHERE;
+	return is_disabled(ops, ctx, bytes) ? SLOT_DISABLED : SLOT_UNKNOWN;
+}
+
+unsigned int slot_entry_pad(const struct slot_ops *ops, const uint8_t *func, size_t avail)
+{
+	unsigned int n = ops->layout->entry_pad_bytes;
+
+	return n && avail >= n && !memcmp(func, ops->layout->entry_pad, n) ? n : 0;
 }
 
 /* Marks in *bounds every offset where an instruction of bytes starts. */
@@ -283,12 +333,12 @@ bool slot_change_pc_unsafe(const struct slot_change *chg, uint64_t pc)
 }
 
 int slot_change_check_pcs(const struct slot_change *chg, const uint64_t *pcs, size_t n,
-			  struct errbuf *err)
+			  struct slot_err *err)
 {
 	for (size_t i = 0; i < n; i++)
 		if (slot_change_pc_unsafe(chg, pcs[i]))
-			return err_set(err, EBUSY, "vCPU %zu is stopped at 0x%" PRIx64
-				       ", inside the slot at 0x%" PRIx64 " past byte %u being rewritten",
-				       i, pcs[i], chg->slot_pc, chg->offset);
+			return slot_err_set(err, EBUSY, "vCPU %zu is stopped at 0x%" PRIx64
+					    ", inside the slot at 0x%" PRIx64 " past byte %u being rewritten",
+					    i, pcs[i], chg->slot_pc, chg->offset);
 	return 0;
 }

@@ -21,7 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct errbuf;
+/*
+ * What went wrong, in one line naming the arch and the input. Its own type
+ * because arch/ depends on nothing of the project: callers copy msg into
+ * theirs. Every err parameter may be NULL.
+ */
+struct slot_err {
+	char msg[256];
+};
 
 enum slot_arch {
 	SLOT_ARCH_X86_64,
@@ -43,6 +50,7 @@ enum slot_state {
 	SLOT_ENABLED,		/* calls our_target */
 	SLOT_ENABLED_ELSEWHERE,	/* a well-formed call to another target (e.g. guest ftrace) */
 	SLOT_UNKNOWN,		/* anything else: not ours to touch */
+	SLOT_STATE_COUNT,
 };
 
 enum slot_insn {
@@ -73,13 +81,25 @@ struct slot_layout {
 	bool compiled_call;		/* the compiler emitted call original_target (x86_64) */
 	unsigned int n_compiled;	/* otherwise: the compiler's NOP forms */
 	uint8_t compiled[SLOT_MAX_COMPILED][SLOT_MAX_BYTES];
+	/* A landing pad a function may start with, its slot right after it
+	 * (x86_64 IBT: ENDBR64); entry_pad_bytes 0 if the slot is always at
+	 * the function's first byte. */
+	unsigned int entry_pad_bytes;
+	uint8_t entry_pad[SLOT_MAX_BYTES];
 };
+
+/*
+ * our_target when no stub is known, e.g. reading an image on disk: no call
+ * is then ENABLED, and DISABLED means prepared for any target. No stub can
+ * sit at the last byte of the address space.
+ */
+#define SLOT_TARGET_NONE UINT64_MAX
 
 /* The addresses a slot's bytes are judged against. */
 struct slot_ctx {
 	uint64_t slot_pc;		/* guest address of the slot's first byte */
 	uint64_t original_target;	/* x86_64: __fentry__; unused elsewhere */
-	uint64_t our_target;		/* vmmtrace's stub entry */
+	uint64_t our_target;		/* vmmtrace's stub entry, or SLOT_TARGET_NONE */
 };
 
 /* Implemented by arch/<arch>/slot.c. Callers use the slot_* functions. */
@@ -90,7 +110,7 @@ struct slot_ops {
 	/* Encodes insn at pc; CALL arrives already range-checked. Returns 0,
 	 * or -EOPNOTSUPP for an instruction the arch's slot does not use. */
 	int (*encode)(enum slot_insn insn, uint64_t pc, uint64_t target,
-		      uint8_t *buf, size_t *len, struct errbuf *err);
+		      uint8_t *buf, size_t *len, struct slot_err *err);
 	/* 0 and *target if bytes hold the whole enabled call sequence (with
 	 * its save-ra) for a slot at slot_pc; -ENOENT otherwise. */
 	int (*decode_call)(const uint8_t *bytes, uint64_t slot_pc, uint64_t *target);
@@ -119,6 +139,10 @@ struct slot_change {
 	uint8_t bytes[SLOT_MAX_BYTES];	/* the whole new slot */
 };
 
+/* Formats into err (if not NULL) and returns -errnum. */
+int slot_err_set(struct slot_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 const struct slot_ops *slot_ops_for(enum slot_arch arch);
 /* Accepts the kernel's and Debian's names (arm64/aarch64, loongarch64/loong64, ...). */
 int slot_arch_from_name(const char *name, enum slot_arch *arch);
@@ -128,19 +152,22 @@ int slot_insn_from_name(const char *name, enum slot_insn *insn);
 
 /* 0, -ERANGE if a call at pc cannot reach target, -EINVAL if misaligned. */
 int slot_check_call(const struct slot_ops *ops, uint64_t pc, uint64_t target,
-		    struct errbuf *err);
+		    struct slot_err *err);
 /* Encodes insn at pc into buf (SLOT_INSN_MAX_BYTES); *len gets its size.
  * target is used by SLOT_INSN_CALL only. */
 int slot_encode(const struct slot_ops *ops, enum slot_insn insn, uint64_t pc,
-		uint64_t target, uint8_t *buf, size_t *len, struct errbuf *err);
+		uint64_t target, uint8_t *buf, size_t *len, struct slot_err *err);
 /* The slot bytes (layout->slot_bytes) for SLOT_DISABLED or SLOT_ENABLED,
  * prepared for ctx->our_target. ORIGINAL is not built: keep the bytes read. */
 int slot_build(const struct slot_ops *ops, enum slot_state state,
-	       const struct slot_ctx *ctx, uint8_t *buf, struct errbuf *err);
+	       const struct slot_ctx *ctx, uint8_t *buf, struct slot_err *err);
 /* What bytes (layout->slot_bytes of them) hold; *call_target (may be NULL)
  * gets the call's target for ORIGINAL on x86_64, ENABLED and ELSEWHERE. */
 enum slot_state slot_classify(const struct slot_ops *ops, const struct slot_ctx *ctx,
 			      const uint8_t *bytes, uint64_t *call_target);
+/* How far past a function's first byte its slot sits: the layout's entry
+ * pad if func (avail bytes of the function's start) begins with it, else 0. */
+unsigned int slot_entry_pad(const struct slot_ops *ops, const uint8_t *func, size_t avail);
 /* The whole instructions that turn cur into next (both slot_bytes long). */
 int slot_plan_change(const struct slot_ops *ops, uint64_t slot_pc, const uint8_t *cur,
 		     const uint8_t *next, struct slot_change *chg);
@@ -148,7 +175,7 @@ int slot_plan_change(const struct slot_ops *ops, uint64_t slot_pc, const uint8_t
 bool slot_change_pc_unsafe(const struct slot_change *chg, uint64_t pc);
 /* 0, or -EBUSY naming the first of n vCPU PCs that makes chg unsafe. */
 int slot_change_check_pcs(const struct slot_change *chg, const uint64_t *pcs, size_t n,
-			  struct errbuf *err);
+			  struct slot_err *err);
 
 /* Instruction words are little-endian in memory on all four arches. */
 static inline uint32_t slot_get_le32(const uint8_t *p)

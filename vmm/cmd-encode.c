@@ -85,6 +85,7 @@ static int encode_slot(const struct slot_ops *ops, int argc, char **argv,
 		       struct errbuf *err)
 {
 	struct slot_ctx ctx = { 0 };
+	struct slot_err serr;
 	uint8_t buf[SLOT_MAX_BYTES];
 	enum slot_state state;
 	int ret;
@@ -100,11 +101,13 @@ static int encode_slot(const struct slot_ops *ops, int argc, char **argv,
 	ret = get_number(argc, argv, 2, "SLOT_PC", &ctx.slot_pc, err);
 	if (!ret)
 		ret = get_number(argc, argv, 3, "TARGET", &ctx.our_target, err);
-	if (!ret)
-		ret = slot_build(ops, state, &ctx, buf, err);
-	if (!ret)
-		print_insns(ops, buf, ops->layout->slot_bytes);
-	return ret;
+	if (ret)
+		return ret;
+	ret = slot_build(ops, state, &ctx, buf, &serr);
+	if (ret)
+		return err_set(err, -ret, "%s", serr.msg);
+	print_insns(ops, buf, ops->layout->slot_bytes);
+	return 0;
 }
 
 /* One request: argv[0] is the instruction name. */
@@ -112,6 +115,7 @@ static int encode_one(const struct slot_ops *ops, int argc, char **argv, struct 
 {
 	uint8_t buf[SLOT_INSN_MAX_BYTES];
 	uint64_t pc = 0, target = 0;
+	struct slot_err serr;
 	enum slot_insn insn;
 	size_t len = 0;
 	int ret, want;
@@ -132,10 +136,11 @@ static int encode_one(const struct slot_ops *ops, int argc, char **argv, struct 
 		if (ret)
 			return ret;
 	}
-	ret = slot_encode(ops, insn, pc, target, buf, &len, err);
-	if (!ret)
-		print_insns(ops, buf, len);
-	return ret;
+	ret = slot_encode(ops, insn, pc, target, buf, &len, &serr);
+	if (ret)
+		return err_set(err, -ret, "%s", serr.msg);
+	print_insns(ops, buf, len);
+	return 0;
 }
 
 /* Requests from stdin, one per line; blank lines and #-comments skipped.
@@ -195,29 +200,21 @@ int cmd_encode(int argc, char **argv)
 		fputs(encode_usage, stdout);
 		return EXIT_OK;
 	}
-	if (!name || first >= argc) {
-		fprintf(stderr, "vmmtrace encode: %s (try 'vmmtrace encode --help')\n",
-			name ? "missing instruction" : "missing --arch ARCH");
-		return EXIT_BAD_INPUT;
-	}
-	if (slot_arch_from_name(name, &arch)) {
-		fprintf(stderr, "vmmtrace encode: unknown arch '%s' (%s)\n", name,
-			slot_arch_names());
-		return EXIT_BAD_INPUT;
-	}
+	if (!name || first >= argc)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "%s (try 'vmmtrace encode --help')",
+				name ? "missing instruction" : "missing --arch ARCH");
+	if (slot_arch_from_name(name, &arch))
+		return cmd_fail("encode", EXIT_BAD_INPUT, "unknown arch '%s' (%s)", name,
+				slot_arch_names());
 	ops = slot_ops_for(arch);
 	if (!strcmp(argv[first], "-") && argc == first + 1)
 		ret = encode_stream(ops, &lineno, &err);
 	else
 		ret = encode_one(ops, argc - first, argv + first, &err);
 	fflush(stdout);
-	if (ret && lineno) {
-		fprintf(stderr, "vmmtrace encode: stdin line %lu: %s\n", lineno, err.msg);
-		return EXIT_BAD_INPUT;
-	}
-	if (ret) {
-		fprintf(stderr, "vmmtrace encode: %s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	if (ret && lineno)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "stdin line %lu: %s", lineno, err.msg);
+	if (ret)
+		return cmd_fail("encode", EXIT_BAD_INPUT, "%s", err.msg);
 	return EXIT_OK;
 }

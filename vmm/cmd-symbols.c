@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "arch/slot.h"
 #include "vmm/cmd.h"
 #include "vmm/filter.h"
 #include "vmm/image.h"
@@ -50,24 +50,13 @@ static const char symbols_usage[] =
 	"  GLOB               ftrace filter patterns: foo, foo*, *foo, *foo*, foo*bar,\n"
 	"                     !pattern to exclude (default: everything)\n"
 	"  --slots            list the patchable entry slots: address, function,\n"
-	"                     current bytes and state (fentry, nop, stub, unknown)\n"
+	"                     current bytes and state (original, disabled,\n"
+	"                     enabled-elsewhere, unknown)\n"
 	"  --functions        list only functions that have a slot (what ftrace's\n"
 	"                     available_filter_functions lists)\n"
 	"  --system-map FILE  use these symbols (a System.map or /proc/kallsyms copy)\n"
 	"                     and report where they disagree with the image's kallsyms\n"
 	"  -v, --verbose      timings and table addresses on stderr\n";
-
-static int symbols_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "vmmtrace symbols: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	return EXIT_BAD_INPUT;
-}
 
 static double now(void)
 {
@@ -101,15 +90,17 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		case 'v': o->verbose++; break;
 		case 'h': fputs(symbols_usage, stdout); return -1;
 		default:
-			return symbols_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+			return cmd_fail("symbols", EXIT_BAD_INPUT,
+					"unknown or incomplete option '%s' (see --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return symbols_fail("KERNEL is missing (see --help)");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "KERNEL is missing (see --help)");
 	o->kernel = argv[optind++];
 	for (; optind < argc; optind++)
 		if (filter_add(&o->filter, argv[optind], &err))
-			return symbols_fail("%s", err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 	return 0;
 }
 
@@ -138,7 +129,7 @@ static int load_given(struct symbols_opts *o, struct symbols_run *run)
 	if (o->sysmap) {
 		rc = sysmap_read_file(o->sysmap, &run->given, &err);
 		if (rc)
-			return symbols_fail("%s", err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 		run->source = o->sysmap;
 		run->have_given = 1;
 	} else if (!run->img.is_bzimage) {
@@ -146,12 +137,12 @@ static int load_given(struct symbols_opts *o, struct symbols_run *run)
 		if (rc == -ENOENT)
 			return 0;
 		if (rc)
-			return symbols_fail("%s: %s", o->kernel, err.msg);
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);
 		run->source = ".symtab";
 		run->have_given = 1;
 	}
 	if (run->have_given && symtab_finish(&run->given))
-		return symbols_fail("out of memory");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "out of memory");
 	return 0;
 }
 
@@ -162,7 +153,7 @@ static int load_symbols(struct symbols_opts *o, struct symbols_run *run)
 
 	rc = kallsyms_recover(&run->img.elf, &run->kallsyms, &run->layout, &err);
 	if (!rc && symtab_finish(&run->kallsyms))
-		return symbols_fail("out of memory");
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "out of memory");
 	run->have_kallsyms = !rc;
 	if (rc)
 		snprintf(run->kallsyms_why, sizeof(run->kallsyms_why), "%s", err.msg);
@@ -170,7 +161,7 @@ static int load_symbols(struct symbols_opts *o, struct symbols_run *run)
 	if (rc)
 		return rc;
 	if (!run->have_given && !run->have_kallsyms)
-		return symbols_fail("%s: %s; give the kernel's symbols with --system-map FILE (or use its unstripped vmlinux)",
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s; give the kernel's symbols with --system-map FILE (or use its unstripped vmlinux)",
 				    o->kernel, run->kallsyms_why);
 	if (run->have_given && run->have_kallsyms)
 		report_diff(run->source, &run->given, &run->kallsyms);
@@ -217,9 +208,10 @@ static size_t print_symbols(const struct symbols_opts *o, const struct symbols_r
 	return shown;
 }
 
-static void print_slot(const struct symtab *tab, const struct mcount_slot *s)
+static void print_slot(const struct mcount_table *mt, const struct symtab *tab,
+		       const struct mcount_slot *s)
 {
-	char name[1200], bytes[3 * MCOUNT_SLOT_MAX + 1] = "";
+	char name[1200], bytes[3 * SLOT_MAX_BYTES + 1] = "";
 
 	if (s->func)
 		snprintf(name, sizeof(name), "%s", symtab_name(tab, s->func));
@@ -228,10 +220,10 @@ static void print_slot(const struct symtab *tab, const struct mcount_slot *s)
 			 (unsigned long long)(s->addr - s->near->addr));
 	else
 		snprintf(name, sizeof(name), "[no-symbol]");
-	for (unsigned i = 0; i < 5; i++)
+	for (unsigned i = 0; i < mt->ops->layout->slot_bytes; i++)
 		snprintf(bytes + 3 * i, sizeof(bytes) - 3 * i, i < s->len ? "%02x " : "?? ", s->bytes[i]);
 	printf("%016llx %s %s%s\n", (unsigned long long)s->addr, name, bytes,
-	       mcount_state_name((enum mcount_state)s->state));
+	       slot_state_name((enum slot_state)s->state));
 }
 
 /* Slots of matching functions; those without a symbol only when unfiltered. */
@@ -244,25 +236,38 @@ static size_t print_slots(const struct symbols_opts *o, const struct symbols_run
 
 		if (s->func ? filter_match(&o->filter, symtab_name(run->tab, s->func))
 			    : filter_selects_all(&o->filter)) {
-			print_slot(run->tab, s);
+			print_slot(&run->mcount, run->tab, s);
 			shown++;
 		}
 	}
 	return shown;
 }
 
+/* "N original, N disabled, ..." over the states an image can show: with no
+ * stub known, none is enabled (mcount_classify). */
+static void format_states(const struct mcount_table *mt, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int st = 0; st < SLOT_STATE_COUNT && used < n; st++)
+		if (st != SLOT_ENABLED)
+			used += (size_t)snprintf(buf + used, n - used, "%s%zu %s", used ? ", " : "",
+						 mt->states[st], slot_state_name((enum slot_state)st));
+}
+
 static void print_summary(const struct symbols_run *run, size_t shown)
 {
-	char layout[300] = "", slots[700];
+	char layout[300] = "", slots[700], states[200];
 	const struct mcount_table *mt = &run->mcount;
 
 	if (run->have_kallsyms && !run->have_given)
 		kallsyms_layout_describe(&run->layout, layout, sizeof(layout));
-	if (run->have_mcount)
-		snprintf(slots, sizeof(slots), "%zu slots (%zu in .init.text; %zu fentry, %zu nop, %zu stub, %zu unknown), %zu without a symbol",
-			 mt->count, mt->init, mt->states[MCOUNT_FENTRY], mt->states[MCOUNT_NOP],
-			 mt->states[MCOUNT_STUB], mt->states[MCOUNT_UNKNOWN], mt->no_symbol);
-	else
+	if (run->have_mcount) {
+		format_states(mt, states, sizeof(states));
+		snprintf(slots, sizeof(slots), "%zu slots (%zu in .init.text; %s), %zu without a symbol",
+			 mt->count, mt->init, states, mt->no_symbol);
+	} else
 		snprintf(slots, sizeof(slots), "no slots (%s)", run->mcount_why);
 	fprintf(stderr, "vmmtrace symbols: %zu symbols from %s%s%s%s, %s; %zu listed\n",
 		run->tab->count, run->source, layout[0] ? " (" : "", layout, layout[0] ? ")" : "",
@@ -296,7 +301,7 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 	int rc;
 
 	if (image_open(o->kernel, &run->img, &err))
-		return symbols_fail("%s", err.msg);
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 	run->t_open = now() - t;
 	t = now();
 	rc = load_symbols(o, run);
@@ -304,16 +309,17 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 		return rc;
 	run->t_symbols = now() - t;
 	t = now();
-	rc = mcount_read(&run->img.elf, run->tab, &run->mcount, &err);
+	/* image_open reads x86_64 kernels only. */
+	rc = mcount_read(&run->img.elf, run->tab, slot_ops_for(SLOT_ARCH_X86_64), &run->mcount, &err);
 	run->have_mcount = !rc;
 	if (rc && (o->slots || o->functions))
-		return symbols_fail("%s: %s", o->kernel, err.msg);
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);
 	if (rc)
 		snprintf(run->mcount_why, sizeof(run->mcount_why), "%s", err.msg);
 	run->t_mcount = now() - t;
 	shown = o->slots ? print_slots(o, run) : print_symbols(o, run);
 	if (fflush(stdout))
-		return symbols_fail("writing the output: %s", strerror(errno));
+		return cmd_fail("symbols", EXIT_BAD_INPUT, "writing the output: %s", strerror(errno));
 	log_details(run);
 	print_summary(run, shown);
 	return EXIT_OK;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Slots from __mcount_loc. A slot belongs to a function when it sits at the
- * function's first byte (after an ENDBR64 on IBT kernels): that is the test
+ * function's first byte (after the arch's landing pad: ENDBR64 on x86_64 IBT
+ * kernels): that is the test
  * ftrace itself applies (FTRACE_MCOUNT_MAX_OFFSET) to tell live functions
  * from the bodies of __weak functions that the linker kept but that a strong
  * definition overrode. Those bodies still have a slot but no symbol; they are
@@ -15,59 +16,38 @@
 #include "vmm/mcount.h"
 
 #define MCOUNT_MAX_SLOTS (1u << 24)
-/*
- * x86_64 only, until arch/slot.h and arch/x86_64/layout.h take over: the
- * stub lives in the unused hole below the kernel image (docs/DESIGN.md §3).
- */
-#define MCOUNT_X86_STUB_LO 0xffffffff00000000ULL
-#define MCOUNT_X86_STUB_HI 0xffffffff80000000ULL
-#define X86_CALL_LEN 5
 
-static const uint8_t x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
-const char *mcount_state_name(enum mcount_state state)
+enum slot_state mcount_classify(const struct slot_ops *ops, const uint8_t *bytes, size_t len,
+				uint64_t slot_pc, uint64_t fentry)
 {
-	static const char *const names[] = {
-		[MCOUNT_FENTRY] = "fentry", [MCOUNT_NOP] = "nop",
-		[MCOUNT_STUB] = "stub", [MCOUNT_UNKNOWN] = "unknown",
+	const struct slot_ctx ctx = {
+		.slot_pc = slot_pc, .original_target = fentry, .our_target = SLOT_TARGET_NONE,
 	};
+	enum slot_state state;
 
-	return state < MCOUNT_NSTATES ? names[state] : "unknown";
-}
-
-enum mcount_state mcount_classify_x86(const uint8_t *b, size_t len, uint64_t slot,
-				      uint64_t fentry, uint64_t stub_lo, uint64_t stub_hi)
-{
-	/* The arch layer decides what the bytes are; only the stub window is ours. */
-	struct slot_ctx ctx = { .slot_pc = slot, .original_target = fentry, .our_target = 0 };
-	uint64_t target = 0;
-
-	if (len < X86_CALL_LEN)
-		return MCOUNT_UNKNOWN;
-	switch (slot_classify(&slot_ops_x86_64, &ctx, b, &target)) {
-	case SLOT_ORIGINAL:
-		return fentry ? MCOUNT_FENTRY : MCOUNT_UNKNOWN;
-	case SLOT_DISABLED:
-		return MCOUNT_NOP;
-	case SLOT_ENABLED:
-	case SLOT_ENABLED_ELSEWHERE:
-		return target >= stub_lo && target < stub_hi ? MCOUNT_STUB : MCOUNT_UNKNOWN;
-	default:
-		return MCOUNT_UNKNOWN;
-	}
+	if (len < ops->layout->slot_bytes)
+		return SLOT_UNKNOWN;
+	state = slot_classify(ops, &ctx, bytes, NULL);
+	/* Without __fentry__'s address the compiler's call looks like any other. */
+	if (ops->layout->compiled_call && !fentry &&
+	    (state == SLOT_ORIGINAL || state == SLOT_ENABLED_ELSEWHERE))
+		return SLOT_UNKNOWN;
+	return state;
 }
 
 /* How far past a function's first byte its slot may sit (x86_64 IBT: ENDBR64). */
-static uint64_t entry_skip(const struct elf_image *elf, uint64_t func)
+static uint64_t entry_skip(const struct slot_ops *ops, const struct elf_image *elf, uint64_t func)
 {
-	const uint8_t *p = elf_vaddr_ptr(elf, func, sizeof(x86_endbr64));
+	unsigned int n = ops->layout->entry_pad_bytes;
+	const uint8_t *p = n ? elf_vaddr_ptr(elf, func, n) : NULL;
 
-	return p && !memcmp(p, x86_endbr64, sizeof(x86_endbr64)) ? sizeof(x86_endbr64) : 0;
+	return p ? slot_entry_pad(ops, p, n) : 0;
 }
 
 /* The function whose entry slot is at addr, or NULL; *near gets the covering symbol. */
-static const struct symbol *slot_function(const struct elf_image *elf, const struct symtab *tab,
-					  uint64_t addr, const struct symbol **near)
+static const struct symbol *slot_function(const struct slot_ops *ops, const struct elf_image *elf,
+					  const struct symtab *tab, uint64_t addr,
+					  const struct symbol **near)
 {
 	uint64_t off;
 	const struct symbol *s = symtab_find_addr(tab, addr, &off), *end;
@@ -80,7 +60,7 @@ static const struct symbol *slot_function(const struct elf_image *elf, const str
 	for (const struct symbol *a = s; a < end && a->addr == s->addr; a++) {
 		if (symtab_is_text(a->type)) {
 			*near = a;
-			return off <= entry_skip(elf, a->addr) ? a : NULL;
+			return off <= entry_skip(ops, elf, a->addr) ? a : NULL;
 		}
 	}
 	return NULL;
@@ -107,15 +87,15 @@ static int cmp_slot(const void *a, const void *b)
 static void slot_fill(const struct elf_image *elf, const struct symtab *tab,
 		      struct mcount_table *mt, struct mcount_slot *s)
 {
-	const uint8_t *p = elf_vaddr_ptr(elf, s->addr, X86_CALL_LEN);
+	unsigned int n = mt->ops->layout->slot_bytes;
+	const uint8_t *p = elf_vaddr_ptr(elf, s->addr, n);
 
-	s->func = slot_function(elf, tab, s->addr, &s->near);
+	s->func = slot_function(mt->ops, elf, tab, s->addr, &s->near);
 	if (p) {
-		memcpy(s->bytes, p, X86_CALL_LEN);
-		s->len = X86_CALL_LEN;
+		memcpy(s->bytes, p, n);
+		s->len = (uint8_t)n;
 	}
-	s->state = (uint8_t)mcount_classify_x86(s->bytes, s->len, s->addr, mt->fentry,
-						MCOUNT_X86_STUB_LO, MCOUNT_X86_STUB_HI);
+	s->state = (uint8_t)mcount_classify(mt->ops, s->bytes, s->len, s->addr, mt->fentry);
 }
 
 static int mcount_table_locate(const struct elf_image *elf, const struct symtab *tab,
@@ -143,7 +123,7 @@ static int mcount_table_locate(const struct elf_image *elf, const struct symtab 
 }
 
 int mcount_read(const struct elf_image *elf, const struct symtab *tab,
-		struct mcount_table *mt, struct errbuf *err)
+		const struct slot_ops *ops, struct mcount_table *mt, struct errbuf *err)
 {
 	const uint8_t *table;
 	uint64_t init_lo, init_hi;
@@ -151,6 +131,7 @@ int mcount_read(const struct elf_image *elf, const struct symtab *tab,
 	int sorted = 1, rc;
 
 	memset(mt, 0, sizeof(*mt));
+	mt->ops = ops;
 	rc = mcount_table_locate(elf, tab, &table, &n, mt, err);
 	if (rc)
 		return rc;

@@ -8,24 +8,26 @@
 #include "vmm/mcount.h"
 #include "vmm/patch.h"
 #include "vmm/symtab.h"
-#include "vmm/vm.h"
 
-static int patch_add(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
+static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
 		     const struct mcount_slot *ms, const struct symtab *syms, struct errbuf *err)
 {
 	unsigned n = ps->ops->layout->slot_bytes;
 	struct patch_slot *s = &ps->slots[ps->count];
+	struct slot_err serr;
 	uint64_t pa;
+	int rc;
 
-	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(s->hva = vm_gpa_ptr(vm, pa, n)))
+	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(s->hva = mem->gpa_ptr(mem->opaque, pa, n)))
 		return err_set(err, EINVAL, "slot 0x%llx is outside the loaded kernel",
 			       (unsigned long long)ms->addr);
 	ps->ctx.slot_pc = ms->addr;
 	if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ORIGINAL)
 		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the compiler's call: not a fresh image",
 			       (unsigned long long)ms->addr, symtab_name(syms, ms->func));
-	if (slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, err))
-		return -ERANGE;
+	rc = slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, &serr);
+	if (rc)
+		return err_set(err, -rc, "%s", serr.msg);
 	s->va = ms->addr;
 	memcpy(s->orig, s->hva, n);
 	s->name = symtab_name(syms, ms->func);
@@ -34,7 +36,7 @@ static int patch_add(struct patch_set *ps, struct vm *vm, const struct elf_image
 	return 0;
 }
 
-int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
+int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
 	       const struct mcount_table *mt, const struct symtab *syms,
 	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
 	       struct errbuf *err)
@@ -50,7 +52,7 @@ int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
 		return err_set(err, ENOMEM, "out of memory for %zu slots", mt->count);
 	for (size_t i = 0; i < mt->count; i++) {
 		/* Overridden __weak bodies have no name to select them by. */
-		if (mt->slots[i].func && (rc = patch_add(ps, vm, elf, &mt->slots[i], syms, err))) {
+		if (mt->slots[i].func && (rc = patch_add(ps, mem, elf, &mt->slots[i], syms, err))) {
 			patch_destroy(ps);
 			return rc;
 		}

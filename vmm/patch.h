@@ -20,7 +20,6 @@ struct elf_image;
 struct filter;
 struct mcount_table;
 struct symtab;
-struct vm;
 
 #define PATCH_MAX_CLIENTS 64
 
@@ -64,8 +63,22 @@ struct patch_result {
 	const char *foreign_example;
 };
 
-/* Every slot with a function name; a fresh image must hold the compiler's bytes. */
-int patch_init(struct patch_set *ps, struct vm *vm, const struct elf_image *elf,
+/*
+ * Where the guest's memory is: a host pointer to len bytes at guest-physical
+ * gpa, or NULL if they are not all guest RAM. Given by the caller so that
+ * patching needs nothing of the VM (the tracer passes vm_gpa_ptr; tests, a
+ * buffer).
+ */
+struct patch_mem {
+	void *(*gpa_ptr)(void *opaque, uint64_t gpa, uint64_t len);
+	void *opaque;
+};
+
+/*
+ * Every slot with a function name; a fresh image must hold the compiler's
+ * bytes. mem is used here only: each slot's host pointer is kept.
+ */
+int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
 	       const struct mcount_table *mt, const struct symtab *syms,
 	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
 	       struct errbuf *err);

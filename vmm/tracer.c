@@ -87,7 +87,7 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 		return rc;
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
-	rc = mcount_read(&img->elf, &t->syms, &t->mt, err);
+	rc = mcount_read(&img->elf, &t->syms, arch_slot_ops(), &t->mt, err);
 	if (rc && t->cfg.system_map) {
 		/* The usual cause: a map of another build. */
 		char why[sizeof(err->msg)];
@@ -195,6 +195,12 @@ out:
 	return rc;
 }
 
+/* Slot patching reaches guest memory through this, knowing nothing of the VM. */
+static void *tracer_gpa_ptr(void *vm, uint64_t gpa, uint64_t len)
+{
+	return vm_gpa_ptr(vm, gpa, len);
+}
+
 int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
 		  const struct tracer_config *cfg, struct errbuf *err)
 {
@@ -215,8 +221,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	}
 	if ((rc = tracer_setup_rings(t, img, err)))
 		goto fail;
-	rc = patch_init(&t->ps, vm, &img->elf, &t->mt, &t->syms, arch_slot_ops(), t->mt.fentry,
-			t->stub_entry, err);
+	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, vm }, &img->elf, &t->mt,
+			&t->syms, arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
 	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");

@@ -9,7 +9,6 @@
 #include <errno.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 #define A64_INSN_BYTES 4
 #define A64_NOP 0xd503201fu
@@ -19,7 +18,7 @@
 #define A64_IMM26_MASK 0x03ffffffu
 
 static int a64_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
-		      uint8_t *buf, size_t *len, struct errbuf *err)
+		      uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	uint32_t word;
 
@@ -35,7 +34,7 @@ static int a64_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
 		word = A64_MOV_X9_X30;
 		break;
 	default:
-		return err_set(err, EINVAL, "arm64: unknown slot instruction %d", (int)insn);
+		return slot_err_set(err, EINVAL, "arm64: unknown slot instruction %d", (int)insn);
 	}
 	slot_put_le32(buf, word);
 	*len = A64_INSN_BYTES;

@@ -9,7 +9,6 @@
 #include <errno.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 #define LA_INSN_BYTES 4
 #define LA_NOP 0x03400000u		/* andi zero, zero, 0 */
@@ -32,7 +31,7 @@ static uint32_t la_bl(uint64_t pc, uint64_t target)
 }
 
 static int la_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
-		     uint8_t *buf, size_t *len, struct errbuf *err)
+		     uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	uint32_t word;
 
@@ -47,7 +46,7 @@ static int la_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
 		word = LA_MOVE_T0_RA;
 		break;
 	default:
-		return err_set(err, EINVAL, "loongarch64: unknown slot instruction %d", (int)insn);
+		return slot_err_set(err, EINVAL, "loongarch64: unknown slot instruction %d", (int)insn);
 	}
 	slot_put_le32(buf, word);
 	*len = LA_INSN_BYTES;

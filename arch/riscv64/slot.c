@@ -15,7 +15,6 @@
 #include <errno.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 #define RV_INSN_BYTES 4
 #define RV_NOP 0x00000013u		/* addi zero, zero, 0 */
@@ -26,7 +25,7 @@
 #define RV_JALR_T0_T0 (RV_JALR | RV_REG_T0 << 7 | RV_REG_T0 << 15)
 
 static int rv_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
-		     uint8_t *buf, size_t *len, struct errbuf *err)
+		     uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	int64_t off = (int64_t)(target - pc), hi, lo;
 
@@ -44,10 +43,10 @@ static int rv_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
 		*len = RV_INSN_BYTES;
 		return 0;
 	case SLOT_INSN_SAVE_RA:
-		return err_set(err, EOPNOTSUPP, "riscv64: no return-address save in the slot: "
-			       "jalr links through t0 and leaves ra alone");
+		return slot_err_set(err, EOPNOTSUPP, "riscv64: no return-address save in the slot: "
+				    "jalr links through t0 and leaves ra alone");
 	default:
-		return err_set(err, EINVAL, "riscv64: unknown slot instruction %d", (int)insn);
+		return slot_err_set(err, EINVAL, "riscv64: unknown slot instruction %d", (int)insn);
 	}
 }
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 #define X86_CALL_REL32 0xe8
 #define X86_CALL_BYTES 5
@@ -19,7 +18,7 @@
 static const uint8_t x86_nop5[X86_CALL_BYTES] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 static int x86_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
-		      uint8_t *buf, size_t *len, struct errbuf *err)
+		      uint8_t *buf, size_t *len, struct slot_err *err)
 {
 	switch (insn) {
 	case SLOT_INSN_CALL:
@@ -33,10 +32,10 @@ static int x86_encode(enum slot_insn insn, uint64_t pc, uint64_t target,
 		*len = sizeof(x86_nop5);
 		return 0;
 	case SLOT_INSN_SAVE_RA:
-		return err_set(err, EOPNOTSUPP, "x86_64: no return-address save in the slot: "
-			       "call pushes the return address itself");
+		return slot_err_set(err, EOPNOTSUPP, "x86_64: no return-address save in the slot: "
+				    "call pushes the return address itself");
 	default:
-		return err_set(err, EINVAL, "x86_64: unknown slot instruction %d", (int)insn);
+		return slot_err_set(err, EINVAL, "x86_64: unknown slot instruction %d", (int)insn);
 	}
 }
 
@@ -75,6 +74,9 @@ static const struct slot_layout x86_layout = {
 	.byte_stream = true,
 	.compiled_call = true,
 	.n_compiled = 0,
+	/* IBT kernels start functions with ENDBR64 and put the call after it. */
+	.entry_pad_bytes = 4,
+	.entry_pad = { 0xf3, 0x0f, 0x1e, 0xfa },
 };
 
 const struct slot_ops slot_ops_x86_64 = {

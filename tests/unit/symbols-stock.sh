@@ -28,14 +28,14 @@ check "symbols and slots take well under a second after decompression ($t_sym s)
 "$VMMTRACE" symbols "$STOCK_BZIMAGE" --slots >"$out" 2>"$err"
 check "--slots exits 0" [ $? = 0 ]
 check "40,521 slots listed" [ "$(wc -l <"$out")" = 40521 ]
-check "summary: 40521 slots, 2269 in .init.text, all fentry" \
-	grep -q '40521 slots (2269 in .init.text; 40521 fentry, 0 nop, 0 stub, 0 unknown)' "$err"
-check "no slot is unknown on a freshly loaded image" [ "$(awk '$NF != "fentry"' "$out" | wc -l)" = 0 ]
+check "summary: 40521 slots, 2269 in .init.text, all original" \
+	grep -q '40521 slots (2269 in .init.text; 40521 original, 0 disabled, 0 enabled-elsewhere, 0 unknown)' "$err"
+check "every slot is original on a freshly loaded image" [ "$(awk '$NF != "original"' "$out" | wc -l)" = 0 ]
 orphans=$(sed -n 's/.*, \([0-9]*\) without a symbol.*/\1/p' "$err")
 check "slots without a symbol are listed ($orphans), not dropped" \
 	[ "$(grep -c ' \[no-symbol:' "$out")" = "$orphans" ]
 check "start_kernel's slot is call __fentry__ at its first byte" \
-	grep -qE '^ffffffff83079e46 start_kernel e8 [0-9a-f ]{11} fentry$' "$out"
+	grep -qE '^ffffffff83079e46 start_kernel e8 [0-9a-f ]{11} original$' "$out"
 
 "$VMMTRACE" symbols "$STOCK_BZIMAGE" --functions >"$out" 2>/dev/null
 check "--functions: one function per slot that has one" \

@@ -134,12 +134,12 @@ static void check_slots(const struct kernel_image *img, const struct symtab *ks,
 	struct errbuf err;
 	size_t wrong = 0, orphans = 0;
 
-	int rc = mcount_read(&img->elf, ks, &mt, &err);
+	int rc = mcount_read(&img->elf, ks, &slot_ops_x86_64, &mt, &err);
 
 	CHECK(rc == 0, "slots read through kallsyms (%s)", rc ? err.msg : "ok");
 	if (rc)
 		return;
-	CHECK(mt.count > 1000 && mt.states[MCOUNT_FENTRY] == mt.count,
+	CHECK(mt.count > 1000 && mt.states[SLOT_ORIGINAL] == mt.count,
 	      "%zu slots, every one call __fentry__ in the fresh image", mt.count);
 	for (size_t i = 0; i < mt.count; i++) {
 		const struct mcount_slot *s = &mt.slots[i];
@@ -154,7 +154,7 @@ static void check_slots(const struct kernel_image *img, const struct symtab *ks,
 		wrong += m && m->addr == s->addr && symtab_is_text(m->type);
 	}
 	CHECK(wrong == 0, "every slot sits at its function's address; the %zu without one start no function in System.map", orphans);
-	rc = mcount_read(&img->elf, map, &mt2, &err);
+	rc = mcount_read(&img->elf, map, &slot_ops_x86_64, &mt2, &err);
 	CHECK(rc == 0 && mt2.count == mt.count && mt2.no_symbol == mt.no_symbol,
 	      "the same slots through System.map (%s)", rc ? err.msg : "ok");
 	mcount_destroy(&mt2);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch/slot.h"
 #include "tests/unit/check.h"
 #include "vmm/mcount.h"
 #include "vmm/sysmap.h"
@@ -56,27 +57,38 @@ static void check_sysmap(void)
 	CHECK(rc == -ENOENT && strstr(err.msg, "/nonexistent/System.map"), "a missing file: %s", err.msg);
 }
 
+/* Slots judged from the image alone: no stub is known there. */
 static void check_classify(void)
 {
+	const struct slot_ops *x86 = &slot_ops_x86_64, *a64 = &slot_ops_arm64;
 	const uint64_t slot = 0xffffffff81000100, fentry = 0xffffffff81076650;
-	const uint64_t lo = 0xffffffff00000000, hi = 0xffffffff80000000;
 	int32_t rel = (int32_t)(fentry - (slot + 5));
 	uint8_t call[5] = { 0xe8 }, nop[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	uint8_t other[5] = { 0x55, 0x48, 0x89, 0xe5, 0x90 };
+	uint8_t a64_nops[8] = { 0x1f, 0x20, 0x03, 0xd5, 0x1f, 0x20, 0x03, 0xd5 };
+	uint8_t a64_dis[8] = { 0xe9, 0x03, 0x1e, 0xaa, 0x1f, 0x20, 0x03, 0xd5 };
 
 	memcpy(call + 1, &rel, 4);
-	CHECK(mcount_classify_x86(call, 5, slot, fentry, lo, hi) == MCOUNT_FENTRY, "call __fentry__");
-	CHECK(mcount_classify_x86(call, 5, slot, 0, lo, hi) == MCOUNT_UNKNOWN, "a call, but __fentry__ unknown");
-	CHECK(mcount_classify_x86(call, 5, slot + 1, fentry, lo, hi) == MCOUNT_UNKNOWN, "a call elsewhere");
-	CHECK(mcount_classify_x86(nop, 5, slot, fentry, lo, hi) == MCOUNT_NOP, "the 5-byte NOP");
-	CHECK(mcount_classify_x86(nop, 4, slot, fentry, lo, hi) == MCOUNT_UNKNOWN, "too few bytes");
+	CHECK(mcount_classify(x86, call, 5, slot, fentry) == SLOT_ORIGINAL, "call __fentry__ is original");
+	CHECK(mcount_classify(x86, call, 5, slot, 0) == SLOT_UNKNOWN, "a call, but __fentry__ unknown");
+	CHECK(mcount_classify(x86, call, 5, slot + 1, fentry) == SLOT_ENABLED_ELSEWHERE,
+	      "a call to another target is enabled-elsewhere");
+	CHECK(mcount_classify(x86, nop, 5, slot, fentry) == SLOT_DISABLED, "the 5-byte NOP is disabled");
+	CHECK(mcount_classify(x86, nop, 5, slot, 0) == SLOT_DISABLED, "... also without __fentry__");
+	CHECK(mcount_classify(x86, nop, 4, slot, fentry) == SLOT_UNKNOWN, "too few bytes");
 	rel = (int32_t)(0xffffffff7fe00000 - (slot + 5));
 	memcpy(call + 1, &rel, 4);
-	CHECK(mcount_classify_x86(call, 5, slot, fentry, lo, hi) == MCOUNT_STUB, "call into the stub");
-	CHECK(mcount_classify_x86(other, 5, slot, fentry, lo, hi) == MCOUNT_UNKNOWN, "a function prologue");
-	CHECK(!strcmp(mcount_state_name(MCOUNT_FENTRY), "fentry") && !strcmp(mcount_state_name(MCOUNT_NOP), "nop") &&
-	      !strcmp(mcount_state_name(MCOUNT_STUB), "stub") && !strcmp(mcount_state_name(MCOUNT_UNKNOWN), "unknown"),
-	      "state names");
+	CHECK(mcount_classify(x86, call, 5, slot, fentry) == SLOT_ENABLED_ELSEWHERE,
+	      "a call into the stub hole: the image alone cannot say whose");
+	rel = (int32_t)(SLOT_TARGET_NONE - (slot + 5));
+	memcpy(call + 1, &rel, 4);
+	CHECK(mcount_classify(x86, call, 5, slot, fentry) == SLOT_ENABLED_ELSEWHERE,
+	      "a call to the no-stub marker is not taken for ours");
+	CHECK(mcount_classify(x86, other, 5, slot, fentry) == SLOT_UNKNOWN, "a function prologue");
+	CHECK(mcount_classify(a64, a64_nops, 8, 0xffff800008010000, 0) == SLOT_ORIGINAL,
+	      "arm64: the compiler's two NOPs are original, no __fentry__ needed");
+	CHECK(mcount_classify(a64, a64_dis, 8, 0xffff800008010000, 0) == SLOT_DISABLED,
+	      "arm64: mov x9, x30; nop is disabled");
 }
 
 int main(void)

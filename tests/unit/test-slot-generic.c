@@ -5,7 +5,6 @@
 
 #include "arch/slot.h"
 #include "tests/unit/check.h"
-#include "vmm/error.h"
 
 static void test_lookup(void)
 {
@@ -53,7 +52,7 @@ static void test_lookup(void)
 static void test_errors(void)
 {
 	const struct slot_ops *ops = &slot_ops_arm64;
-	struct errbuf err = { "" };
+	struct slot_err err = { "" };
 	uint8_t buf[SLOT_INSN_MAX_BYTES];
 	size_t len = 0;
 	int ret;
@@ -69,7 +68,7 @@ static void test_errors(void)
 	ret = slot_encode(ops, SLOT_INSN_COUNT, 0, 0, buf, &len, &err);
 	CHECK(ret == -EINVAL, "instruction out of the enum is -EINVAL: %s", err.msg);
 	ret = slot_encode(ops, SLOT_INSN_CALL, 0x1000, 0x1000 + (1 << 27), buf, &len, NULL);
-	CHECK(ret == -ERANGE, "errbuf is optional");
+	CHECK(ret == -ERANGE, "the error text is optional");
 	/* Far apart in 64 bits must not wrap into range. */
 	ret = slot_check_call(&slot_ops_x86_64, 0, UINT64_C(1) << 63, NULL);
 	CHECK(ret == -ERANGE, "x86_64: 2^63 away is out of range");
@@ -83,7 +82,7 @@ static void test_pc_rule(void)
 	const struct slot_ops *ops = &slot_ops_arm64;
 	uint8_t cur[8], next[8];
 	struct slot_change chg;
-	struct errbuf err = { "" };
+	struct slot_err err = { "" };
 	uint64_t s = 0xffff800010000000, pcs[3];
 
 	memcpy(cur, ops->layout->compiled[0], 8);

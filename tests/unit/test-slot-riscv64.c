@@ -112,6 +112,29 @@ static void test_classify(void)
 	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_UNKNOWN, "auipc ra + jalr ra is unknown");
 }
 
+/* An image read from disk: no stub known, so disabled means aimed anywhere. */
+static void test_classify_no_stub(void)
+{
+	struct slot_ctx ctx = { SLOT, 0, SLOT_TARGET_NONE };
+	uint8_t b[8];
+	uint32_t w0, w1;
+
+	call(SLOT, OTHER, &w0, &w1);
+	put2(b, w0, NOP);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_DISABLED,
+	      "no stub known: auipc t0 aimed anywhere + nop is disabled");
+	put2(b, w0, w1);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_ENABLED_ELSEWHERE,
+	      "no stub known: auipc + jalr is enabled-elsewhere, never enabled");
+	put2(b, 0x00000097, NOP);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_UNKNOWN,
+	      "no stub known: auipc ra + nop is still unknown");
+	put2(b, w0, 0x00000001);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_UNKNOWN,
+	      "no stub known: auipc t0 + anything but nop is unknown");
+	CHECK(slot_entry_pad(ops, b, 8) == 0, "riscv64 slots sit at the function's first byte");
+}
+
 static void test_changes(void)
 {
 	struct slot_ctx ctx = { SLOT, 0, STUB };
@@ -153,6 +176,7 @@ int main(void)
 	test_encode();
 	test_roundtrip();
 	test_classify();
+	test_classify_no_stub();
 	test_changes();
 	return check_exit();
 }

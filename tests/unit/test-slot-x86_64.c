@@ -92,6 +92,28 @@ static void test_classify(void)
 	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_UNKNOWN, "other NOP forms are unknown");
 }
 
+/* An image read from disk: no stub known; and where a function's slot sits. */
+static void test_classify_no_stub(void)
+{
+	struct slot_ctx ctx = { SLOT, FENTRY, SLOT_TARGET_NONE };
+	static const uint8_t endbr[8] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xe8 };
+	uint8_t b[5];
+
+	memcpy(b, "\x0f\x1f\x44\x00\x00", 5);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_DISABLED, "no stub known: the NOP is disabled");
+	put_call(b, SLOT, STUB);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_ENABLED_ELSEWHERE,
+	      "no stub known: a call to the stub is enabled-elsewhere");
+	put_call(b, SLOT, SLOT_TARGET_NONE);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_ENABLED_ELSEWHERE,
+	      "a call to the no-stub marker itself is not enabled");
+	put_call(b, SLOT, FENTRY);
+	CHECK(slot_classify(ops, &ctx, b, NULL) == SLOT_ORIGINAL, "no stub known: call __fentry__ is original");
+	CHECK(slot_entry_pad(ops, endbr, 8) == 4 && slot_entry_pad(ops, endbr, 3) == 0 &&
+	      slot_entry_pad(ops, endbr + 1, 7) == 0,
+	      "IBT: a function starting with ENDBR64 has its slot 4 bytes in; short or other bytes: 0");
+}
+
 static void test_changes(void)
 {
 	struct slot_ctx ctx = { SLOT, FENTRY, STUB };
@@ -129,6 +151,7 @@ int main(void)
 	test_encode();
 	test_roundtrip();
 	test_classify();
+	test_classify_no_stub();
 	test_changes();
 	return check_exit();
 }

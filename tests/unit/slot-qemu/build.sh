@@ -15,7 +15,7 @@ arch=${1:?usage: build.sh ARCH OUTDIR}
 out=${2:?usage: build.sh ARCH OUTDIR}
 mkdir -p "$out"
 arch_src="$top/arch/slot.c $top/arch/x86_64/slot.c $top/arch/arm64/slot.c
-	$top/arch/riscv64/slot.c $top/arch/loongarch64/slot.c $top/vmm/error.c"
+	$top/arch/riscv64/slot.c $top/arch/loongarch64/slot.c"
 cflags="-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$top -I$here"
 
 case $arch in

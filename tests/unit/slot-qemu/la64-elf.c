@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 
 #include "arch/slot.h"
-#include "vmm/error.h"
 
 #ifndef EM_LOONGARCH
 #define EM_LOONGARCH 258

@@ -19,7 +19,6 @@
 #include "arch/slot.h"
 #include "funcs.h"
 #include "tests/unit/check.h"
-#include "vmm/error.h"
 
 #define ALL_FUNCS ((1u << ST_NFUNCS) - 1)
 
@@ -101,7 +100,7 @@ static int set_state(int i, enum slot_state state, uint64_t target, struct slot_
 {
 	struct slot_ctx ctx = { slot_pcs[i], 0, target };
 	uint8_t next[SLOT_MAX_BYTES];
-	struct errbuf err = { "" };
+	struct slot_err err = { "" };
 	int ret = 0;
 
 	if (state == SLOT_ORIGINAL)

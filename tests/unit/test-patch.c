@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot patcher's phase machine (vmm/patch.c), driven the way the tracer
+ * drives it (tracer-client.c: want/unwant, then patch_sync with every vCPU
+ * paused; tracer-run.c: patch_restore_all when the guest enters ftrace_init,
+ * RUNNING once it returns, patch_drop_init when it frees its init text) over
+ * a fake kernel: a vmlinux-like ELF whose text holds a few functions, its
+ * __mcount_loc table and symbols, and a host buffer standing in for guest
+ * memory. Every step checks the exact bytes of every slot, restated here from
+ * the ISA rather than taken from arch/, and the counts patch_sync reports.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/slot.h"
+#include "tests/unit/check.h"
+#include "tests/unit/fixtures.h"
+#include "vmm/elf.h"
+#include "vmm/filter.h"
+#include "vmm/mcount.h"
+#include "vmm/patch.h"
+#include "vmm/symtab.h"
+
+#define TEXT_SIZE 0x4000u
+#define V FX_TEXT_VADDR
+#define FENTRY (V + 0x800)		/* __fentry__ */
+#define OTHER (V + 0x900)		/* another call target: a guest ftrace trampoline */
+#define STUB (V - 0x200000)		/* the stub, below the kernel as on x86_64 */
+#define WEAK_SLOT (V + 0x1500)		/* a slot in fn_d's body: an overridden __weak one */
+#define INIT_LO (V + 0x1300)		/* _sinittext .. _einittext */
+#define INIT_HI (V + 0x1400)
+
+enum { F_A, F_B, F_C, F_INIT, F_IBT, NFUNCS };
+
+static const struct {
+	const char *name;
+	uint64_t addr;
+} funcs[NFUNCS] = {
+	{ "fn_a", V + 0x1000 }, { "fn_b", V + 0x1100 }, { "fn_c", V + 0x1200 },
+	{ "fn_init", INIT_LO }, { "fn_ibt", V + 0x1600 },
+};
+
+static const uint8_t x86_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+#define A64_NOP 0xd503201fu
+#define A64_MOV_X9_X30 0xaa1e03e9u
+#define A64_RET 0xd65f03c0u
+
+struct fake {
+	const struct slot_ops *ops;
+	struct fx_buf file;
+	struct elf_image elf;
+	struct symtab syms;
+	struct mcount_table mt;
+	uint8_t mem[TEXT_SIZE];		/* guest memory: the loaded text */
+	struct patch_set ps;
+	struct patch_result res;
+};
+
+static bool is_x86(const struct fake *k)
+{
+	return k->ops->arch == SLOT_ARCH_X86_64;
+}
+
+/* x86_64 IBT: fn_ibt starts with ENDBR64 and its slot follows it. */
+static uint64_t slot_va(const struct fake *k, int f)
+{
+	return funcs[f].addr + (is_x86(k) && f == F_IBT ? sizeof(x86_endbr64) : 0);
+}
+
+static uint8_t *slot_mem(struct fake *k, uint64_t va)
+{
+	return k->mem + (va - V);
+}
+
+static void x86_call(uint8_t *b, uint64_t pc, uint64_t target)
+{
+	b[0] = 0xe8;
+	fx_put_le32(b + 1, (uint32_t)(target - (pc + 5)));
+}
+
+static void a64_words(uint8_t *b, uint32_t w0, uint32_t w1)
+{
+	fx_put_le32(b, w0);
+	fx_put_le32(b + 4, w1);
+}
+
+/* bl at pc to target: imm26 in words from the bl itself. */
+static uint32_t a64_bl(uint64_t pc, uint64_t target)
+{
+	return 0x94000000u | ((uint32_t)((target - pc) >> 2) & 0x03ffffffu);
+}
+
+/* A function as the compiler emits it: slot, then a return. */
+static void put_function(struct fake *k, uint8_t *text, int f)
+{
+	uint64_t s = slot_va(k, f);
+	uint8_t *p = text + (s - V);
+
+	if (is_x86(k)) {
+		if (s != funcs[f].addr)
+			memcpy(text + (funcs[f].addr - V), x86_endbr64, sizeof(x86_endbr64));
+		x86_call(p, s, FENTRY);
+		p[5] = 0xc3;
+	} else {
+		a64_words(p, A64_NOP, A64_NOP);
+		fx_put_le32(p + 8, A64_RET);
+	}
+}
+
+static int add_symbols(struct fake *k, uint64_t table)
+{
+	int rc = 0;
+
+	for (int f = 0; f < NFUNCS; f++)
+		rc |= symtab_add(&k->syms, funcs[f].addr, 'T', funcs[f].name, strlen(funcs[f].name));
+	rc |= symtab_add(&k->syms, V + 0x1480, 'T', "fn_d", 4);
+	rc |= symtab_add(&k->syms, FENTRY, 'T', "__fentry__", 10);
+	rc |= symtab_add(&k->syms, INIT_LO, 'T', "_sinittext", 10);
+	rc |= symtab_add(&k->syms, INIT_HI, 'T', "_einittext", 10);
+	rc |= symtab_add(&k->syms, table, 'D', "__start_mcount_loc", 18);
+	rc |= symtab_add(&k->syms, table + 7 * 8, 'D', "__stop_mcount_loc", 17);
+	return rc ? rc : symtab_finish(&k->syms);
+}
+
+/* The ELF file, its symbols and __mcount_loc (slots, a zero entry, the weak
+ * body's slot); then the text "loaded" into guest memory. */
+static int fake_build(struct fake *k, const struct slot_ops *ops, uint16_t machine)
+{
+	uint64_t table = fx_data_vaddr(TEXT_SIZE);
+	struct errbuf err = { "" };
+	uint8_t *text, *loc;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	k->ops = ops;
+	symtab_init(&k->syms);
+	if ((rc = fx_make_elf(TEXT_SIZE, machine, &k->file)))
+		return rc;
+	text = k->file.data + FX_TEXT_OFF;
+	loc = text + TEXT_SIZE;
+	for (int f = 0; f < NFUNCS; f++) {
+		put_function(k, text, f);
+		fx_put_le32(loc + 8 * f, (uint32_t)slot_va(k, f));
+		fx_put_le32(loc + 8 * f + 4, (uint32_t)(slot_va(k, f) >> 32));
+	}
+	memset(loc + 8 * NFUNCS, 0, 8);
+	memcpy(text + (WEAK_SLOT - V), text + (funcs[F_A].addr - V), 8);
+	fx_put_le32(loc + 8 * (NFUNCS + 1), (uint32_t)WEAK_SLOT);
+	fx_put_le32(loc + 8 * (NFUNCS + 1) + 4, (uint32_t)(WEAK_SLOT >> 32));
+	if (is_x86(k))
+		x86_call(text + (WEAK_SLOT - V), WEAK_SLOT, FENTRY);
+	if ((rc = elf_parse(k->file.data, k->file.len, machine, &k->elf, &err)) ||
+	    (rc = add_symbols(k, table)) ||
+	    (rc = mcount_read(&k->elf, &k->syms, ops, &k->mt, &err))) {
+		printf("INFO: fake kernel: %s\n", err.msg);
+		return rc;
+	}
+	memcpy(k->mem, text, TEXT_SIZE);
+	return 0;
+}
+
+static void fake_destroy(struct fake *k)
+{
+	patch_destroy(&k->ps);
+	mcount_destroy(&k->mt);
+	symtab_destroy(&k->syms);
+	fx_free(&k->file);
+}
+
+/* The resolver patch.c gets instead of the VM: guest RAM is the text only. */
+static void *fake_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
+{
+	struct fake *k = opaque;
+
+	if (gpa < FX_TEXT_PADDR || len > TEXT_SIZE || gpa - FX_TEXT_PADDR > TEXT_SIZE - len)
+		return NULL;
+	return k->mem + (gpa - FX_TEXT_PADDR);
+}
+
+static void *no_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
+{
+	(void)opaque;
+	(void)gpa;
+	(void)len;
+	return NULL;
+}
+
+static int fake_patch_init(struct fake *k, uint64_t stub, struct errbuf *err)
+{
+	const struct patch_mem mem = { fake_gpa_ptr, k };
+
+	return patch_init(&k->ps, &mem, &k->elf, &k->mt, &k->syms, k->ops, k->mt.fentry, stub, err);
+}
+
+/* Client claims through a glob, as tracer_attach/tracer_detach do. */
+static size_t want(struct fake *k, const char *glob, unsigned client)
+{
+	struct filter f;
+	struct errbuf err;
+	uint8_t *sel;
+	size_t n = 0;
+
+	filter_init(&f);
+	if (!filter_add(&f, glob, &err) && (sel = patch_match(&k->ps, &f, &n))) {
+		n = patch_want(&k->ps, sel, client);
+		free(sel);
+	}
+	filter_destroy(&f);
+	return n;
+}
+
+static size_t unwant(struct fake *k, const char *glob, unsigned client)
+{
+	struct filter f;
+	struct errbuf err;
+	size_t n = 0;
+
+	if (!glob)
+		return patch_unwant(&k->ps, NULL, client);
+	filter_init(&f);
+	if (!filter_add(&f, glob, &err))
+		n = patch_unwant(&k->ps, &f, client);
+	filter_destroy(&f);
+	return n;
+}
+
+static size_t unwant_all(struct fake *k, const char *glob)
+{
+	struct filter f;
+	struct errbuf err;
+	uint8_t *sel = NULL;
+	size_t n = 0;
+
+	filter_init(&f);
+	if (!filter_add(&f, glob, &err) && (sel = patch_match(&k->ps, &f, &n)))
+		n = patch_unwant_all(&k->ps, sel);
+	free(sel);
+	filter_destroy(&f);
+	return n;
+}
+
+/* patch_sync's counts, exactly. */
+static void check_res(const struct fake *k, const char *what, size_t written, size_t already,
+		      size_t foreign, size_t deferred, size_t busy)
+{
+	const struct patch_result *r = &k->res;
+
+	CHECK(r->written == written && r->already == already && r->foreign == foreign &&
+	      r->deferred == deferred && r->busy == busy,
+	      "%s: written %zu already %zu foreign %zu deferred %zu busy %zu (want %zu %zu %zu %zu %zu)",
+	      what, r->written, r->already, r->foreign, r->deferred, r->busy,
+	      written, already, foreign, deferred, busy);
+}
+
+static void sync_check(struct fake *k, const char *what, size_t written, size_t already,
+		       size_t foreign, size_t deferred, size_t busy)
+{
+	patch_sync(&k->ps, &k->res);
+	check_res(k, what, written, already, foreign, deferred, busy);
+}
+
+/* x86_64 forms of a slot: the compiler's call, ours, another's, the NOP. */
+enum form { FENT, STB, OTH, NOP };
+
+static void x86_form(uint8_t *b, uint64_t pc, enum form form)
+{
+	if (form == NOP)
+		memcpy(b, x86_nop5, 5);
+	else
+		x86_call(b, pc, form == FENT ? FENTRY : form == STB ? STUB : OTHER);
+}
+
+/* Every x86_64 slot holds exactly the given form; the weak body is never touched. */
+static void check_x86(struct fake *k, const char *what, enum form a, enum form b,
+		      enum form c, enum form init, enum form ibt)
+{
+	const enum form want[NFUNCS] = { a, b, c, init, ibt };
+	uint8_t exp[5], weak[5];
+	int bad = -1;
+
+	for (int f = NFUNCS - 1; f >= 0; f--) {
+		x86_form(exp, slot_va(k, f), want[f]);
+		if (memcmp(slot_mem(k, slot_va(k, f)), exp, 5))
+			bad = f;
+	}
+	x86_call(weak, WEAK_SLOT, FENTRY);
+	CHECK(bad < 0 && !memcmp(slot_mem(k, WEAK_SLOT), weak, 5),
+	      "%s: slot bytes as expected%s%s", what, bad < 0 ? "" : "; wrong: ",
+	      bad < 0 ? "" : funcs[bad].name);
+}
+
+static const struct patch_slot *slot_of(const struct fake *k, int f)
+{
+	return patch_find(&k->ps, slot_va(k, f));
+}
+
+static void x86_setup(struct fake *k)
+{
+	const struct patch_slot *ibt;
+	struct errbuf err = { "" };
+	int rc;
+
+	CHECK(k->mt.count == 6 && k->mt.zero == 1 && k->mt.no_symbol == 1 && k->mt.init == 1 &&
+	      k->mt.states[SLOT_ORIGINAL] == 6,
+	      "mcount: 6 slots (1 zero entry skipped), 1 without a symbol, 1 init, all original");
+	rc = fake_patch_init(k, STUB, &err);
+	CHECK(rc == 0 && k->ps.count == NFUNCS && k->ps.held == 0,
+	      "patch_init: the 5 named slots, the weak body left out (%s)", rc ? err.msg : "ok");
+	ibt = slot_of(k, F_IBT);
+	CHECK(ibt && ibt->va == funcs[F_IBT].addr + 4 && !strcmp(ibt->name, "fn_ibt") &&
+	      ibt->hva == k->mem + (ibt->va - V) && !memcmp(ibt->orig, ibt->hva, 5),
+	      "fn_ibt's slot is after its ENDBR64, in guest memory, original bytes kept");
+	CHECK(!patch_find(&k->ps, WEAK_SLOT) && !patch_find(&k->ps, funcs[F_IBT].addr),
+	      "patch_find: no slot for the weak body or at fn_ibt's ENDBR64");
+	CHECK(slot_of(k, F_INIT)->init && !slot_of(k, F_A)->init, "fn_init's slot is init text");
+	check_x86(k, "fresh", FENT, FENT, FENT, FENT, FENT);
+}
+
+/* Before ftrace_init: call __fentry__ <-> call stub. */
+static void x86_early(struct fake *k)
+{
+	k->ps.phase = PATCH_PHASE_EARLY;
+	CHECK(want(k, "fn_[ab]", 0) == 2 && k->ps.held == 2, "client 0 wants fn_a, fn_b");
+	check_x86(k, "claims alone write nothing", FENT, FENT, FENT, FENT, FENT);
+	sync_check(k, "early: enable a, b", 2, 0, 0, 0, 0);
+	check_x86(k, "early: a, b call the stub", STB, STB, FENT, FENT, FENT);
+	CHECK(want(k, "fn_[bc]", 1) == 2 && k->ps.held == 3 &&
+	      slot_of(k, F_B)->clients == 3, "client 1 wants fn_b (shared) and fn_c");
+	sync_check(k, "early: enable c; a, b already", 1, 2, 0, 0, 0);
+	check_x86(k, "early: c calls the stub too", STB, STB, STB, FENT, FENT);
+	CHECK(unwant(k, NULL, 0) == 2 && k->ps.held == 2, "client 0 detaches: drops a and b");
+	sync_check(k, "early: release a", 1, 2, 0, 0, 0);
+	check_x86(k, "early: a back to call __fentry__, b kept for client 1", FENT, STB, STB, FENT,
+		  FENT);
+	/* Someone else rewrote our call at b; ibt is mid text_poke_bp (int3). */
+	x86_call(slot_mem(k, slot_va(k, F_B)), slot_va(k, F_B), OTHER);
+	slot_mem(k, slot_va(k, F_IBT))[0] = 0xcc;
+	CHECK(want(k, "fn_ibt", 0) == 1, "client 0 wants fn_ibt");
+	sync_check(k, "early: b and ibt foreign", 0, 1, 2, 0, 0);
+	CHECK(!strcmp(k->res.foreign_example, "fn_b") && !slot_of(k, F_IBT)->enabled,
+	      "the first foreign slot is named; ibt is not taken");
+	CHECK(slot_mem(k, slot_va(k, F_IBT))[0] == 0xcc, "the int3 is left alone");
+	slot_mem(k, slot_va(k, F_IBT))[0] = 0xe8;
+	sync_check(k, "early: ibt back to call __fentry__ is taken now", 1, 1, 1, 0, 0);
+	check_x86(k, "early: before ftrace_init", FENT, OTH, STB, FENT, STB);
+}
+
+/* ftrace_init: held slots back to the compiler's bytes, hands off until it returns. */
+static void x86_handoff(struct fake *k)
+{
+	static uint8_t before[TEXT_SIZE];
+
+	patch_restore_all(&k->ps, &k->res);
+	check_res(k, "ftrace_init entry: c, ibt restored, b foreign", 2, 0, 1, 0, 0);
+	check_x86(k, "ftrace_init entry: every slot we held holds call __fentry__", FENT, OTH, FENT,
+		  FENT, FENT);
+	k->ps.phase = PATCH_PHASE_FTRACE_INIT;
+	CHECK(want(k, "fn_a", 2) == 1 && k->ps.held == 4, "client 2 attaches to fn_a meanwhile");
+	memcpy(before, k->mem, TEXT_SIZE);
+	sync_check(k, "inside ftrace_init: a, b, c, ibt deferred", 0, 0, 0, 4, 0);
+	CHECK(!memcmp(before, k->mem, TEXT_SIZE), "inside ftrace_init: not a byte written");
+	/* The guest's ftrace_init NOPs every call __fentry__. */
+	for (int f = 0; f < NFUNCS; f++)
+		if (f != F_B)
+			memcpy(slot_mem(k, slot_va(k, f)), x86_nop5, 5);
+}
+
+/* After ftrace_init: the guest's NOP <-> call stub. */
+static void x86_running(struct fake *k)
+{
+	k->ps.phase = PATCH_PHASE_RUNNING;
+	sync_check(k, "running: a, c, ibt enabled from the NOP, b foreign", 3, 0, 1, 0, 0);
+	check_x86(k, "running: calls to the stub", STB, OTH, STB, NOP, STB);
+	CHECK(!memcmp(slot_of(k, F_C)->saved, x86_nop5, 5), "what our call replaced is the NOP");
+	CHECK(unwant(k, "fn_c", 1) == 1 && unwant(k, "fn_c", 1) == 0,
+	      "client 1 drops fn_c by glob, once");
+	sync_check(k, "running: release c", 1, 2, 1, 0, 0);
+	check_x86(k, "running: c back to the NOP", STB, OTH, NOP, NOP, STB);
+	CHECK(unwant_all(k, "fn_a") == 1 && k->ps.held == 2, "fn_a dropped for every client");
+	sync_check(k, "running: release a", 1, 1, 1, 0, 0);
+	check_x86(k, "running: a back to the NOP", NOP, OTH, NOP, NOP, STB);
+	CHECK(unwant(k, NULL, 1) == 1 && k->ps.held == 1, "client 1 detaches from the foreign b");
+	sync_check(k, "running: b, neither held nor ours, is not looked at", 0, 1, 0, 0, 0);
+}
+
+/* free_initmem: init slots gone for good; patch_scan reads what is live. */
+static void x86_init_and_scan(struct fake *k)
+{
+	uint64_t d1, d2, d3;
+	size_t ours;
+
+	CHECK(want(k, "fn_init", 0) == 1, "client 0 wants fn_init");
+	sync_check(k, "running: enable init", 1, 1, 0, 0, 0);
+	patch_scan(&k->ps, &ours, &d1);
+	CHECK(ours == 2, "scan: 2 slots call the stub (%zu)", ours);
+	CHECK(patch_drop_init(&k->ps) == 1 && k->ps.held == 1 && slot_of(k, F_INIT)->dead,
+	      "the guest frees its init text: fn_init's slot dropped");
+	CHECK(patch_drop_init(&k->ps) == 0 && want(k, "fn_init", 0) == 0,
+	      "dropped once; a dead slot cannot be claimed");
+	sync_check(k, "running: the dead slot is never written", 0, 1, 0, 0, 0);
+	check_x86(k, "running: freed init text left as it was", NOP, OTH, NOP, STB, STB);
+	patch_scan(&k->ps, &ours, &d2);
+	CHECK(ours == 1 && d2 != d1, "scan: the dead slot no longer counts (%zu)", ours);
+	slot_mem(k, slot_va(k, F_A))[4] ^= 0xff;
+	patch_scan(&k->ps, &ours, &d3);
+	CHECK(d3 != d2, "scan: one changed byte changes the digest");
+	slot_mem(k, slot_va(k, F_A))[4] ^= 0xff;
+	patch_scan(&k->ps, &ours, &d3);
+	CHECK(d3 == d2, "scan: the same bytes give the same digest");
+	/* Someone else rewrites our call at ibt before we release it. */
+	x86_call(slot_mem(k, slot_va(k, F_IBT)), slot_va(k, F_IBT), OTHER);
+	CHECK(unwant_all(k, "*") == 1 && k->ps.held == 0, "every claim dropped");
+	sync_check(k, "running: releasing a foreign ibt leaves it", 0, 0, 1, 0, 0);
+	CHECK(!slot_of(k, F_IBT)->enabled, "... and forgets it was ours");
+	check_x86(k, "detached: the guest's text as it left it", NOP, OTH, NOP, STB, OTH);
+	patch_scan(&k->ps, &ours, &d3);
+	CHECK(ours == 0, "scan: nothing calls the stub");
+	sync_check(k, "detached: nothing left to do", 0, 0, 0, 0, 0);
+}
+
+static void test_x86_phases(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+
+	if (!k || fake_build(k, &slot_ops_x86_64, EM_X86_64)) {
+		CHECK(0, "x86_64 fake kernel built");
+		free(k);
+		return;
+	}
+	x86_setup(k);
+	x86_early(k);
+	x86_handoff(k);
+	x86_running(k);
+	x86_init_and_scan(k);
+	fake_destroy(k);
+	free(k);
+}
+
+/* patch_init refuses what it cannot patch, saying which slot. */
+static void test_init_refusals(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+	const struct patch_mem none = { no_gpa_ptr, NULL };
+	struct errbuf err = { "" };
+	int rc;
+
+	if (!k || fake_build(k, &slot_ops_x86_64, EM_X86_64)) {
+		CHECK(0, "x86_64 fake kernel built");
+		free(k);
+		return;
+	}
+	rc = fake_patch_init(k, V + 0x100000000ull, &err);
+	CHECK(rc == -ERANGE && strstr(err.msg, "cannot reach") && k->ps.count == 0,
+	      "a stub 4 GiB away: -ERANGE (%s)", err.msg);
+	rc = patch_init(&k->ps, &none, &k->elf, &k->mt, &k->syms, k->ops, k->mt.fentry, STUB, &err);
+	CHECK(rc == -EINVAL && strstr(err.msg, "outside the loaded kernel"),
+	      "slots not in guest memory: -EINVAL (%s)", err.msg);
+	memcpy(slot_mem(k, slot_va(k, F_C)), x86_nop5, 5);
+	rc = fake_patch_init(k, STUB, &err);
+	CHECK(rc == -EINVAL && strstr(err.msg, "fn_c") && strstr(err.msg, "not a fresh image"),
+	      "a slot already NOPed: not a fresh image (%s)", err.msg);
+	fake_destroy(k);
+	free(k);
+}
+
+/* Every arm64 slot holds exactly these two words. */
+static void check_a64(struct fake *k, int f, uint32_t w0, uint32_t w1, const char *what)
+{
+	uint8_t exp[8];
+
+	a64_words(exp, w0, w1);
+	CHECK(!memcmp(slot_mem(k, slot_va(k, f)), exp, 8), "%s: %s holds %08x %08x", what,
+	      funcs[f].name, w0, w1);
+}
+
+static void sync_at(struct fake *k, uint64_t pc, const char *what, size_t written,
+		    size_t already, size_t busy)
+{
+	k->ps.pcs = &pc;
+	k->ps.npcs = 1;
+	sync_check(k, what, written, already, 0, 0, busy);
+	k->ps.pcs = NULL;
+	k->ps.npcs = 0;
+}
+
+/* Two-instruction slots: a change a paused vCPU would run half of waits. */
+static void test_a64_busy(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+	struct errbuf err = { "" };
+	uint64_t a, b;
+
+	if (!k || fake_build(k, &slot_ops_arm64, EM_AARCH64) || fake_patch_init(k, STUB, &err)) {
+		CHECK(0, "arm64 fake kernel built and loaded (%s)", err.msg);
+		free(k);
+		return;
+	}
+	a = slot_va(k, F_A);
+	b = slot_va(k, F_B);
+	CHECK(k->ps.count == NFUNCS, "arm64: the 5 named slots");
+	k->ps.phase = PATCH_PHASE_EARLY;
+	CHECK(want(k, "fn_a", 0) == 1, "arm64: client 0 wants fn_a");
+	sync_at(k, a + 4, "arm64 early: a vCPU between the two NOPs blocks both words", 0, 0, 1);
+	check_a64(k, F_A, A64_NOP, A64_NOP, "busy");
+	CHECK(!slot_of(k, F_A)->enabled, "arm64: not enabled while busy");
+	sync_at(k, a, "arm64 early: at the slot's first byte it may go", 1, 0, 0);
+	check_a64(k, F_A, A64_MOV_X9_X30, a64_bl(a + 4, STUB), "enabled");
+	CHECK(unwant(k, NULL, 0) == 1, "arm64: client 0 detaches");
+	sync_at(k, a + 4, "arm64 early: release waits for the vCPU at the bl", 0, 0, 1);
+	check_a64(k, F_A, A64_MOV_X9_X30, a64_bl(a + 4, STUB), "release busy");
+	CHECK(slot_of(k, F_A)->enabled, "arm64: still ours, to retry");
+	sync_at(k, a + 8, "arm64 early: past the slot, the release goes", 1, 0, 0);
+	check_a64(k, F_A, A64_NOP, A64_NOP, "released");
+	/* After the guest's ftrace_init: mov x9, x30; nop, and only the toggle flips. */
+	a64_words(slot_mem(k, b), A64_MOV_X9_X30, A64_NOP);
+	k->ps.phase = PATCH_PHASE_RUNNING;
+	CHECK(want(k, "fn_b", 0) == 1, "arm64: client 0 wants fn_b");
+	sync_at(k, b + 4, "arm64 running: a vCPU at the toggle does not block it", 1, 0, 0);
+	check_a64(k, F_B, A64_MOV_X9_X30, a64_bl(b + 4, STUB), "enabled by the toggle");
+	CHECK(unwant(k, NULL, 0) == 1, "arm64: client 0 detaches again");
+	sync_at(k, b + 4, "arm64 running: nor the release", 1, 0, 0);
+	check_a64(k, F_B, A64_MOV_X9_X30, A64_NOP, "disabled by the toggle");
+	check_a64(k, F_C, A64_NOP, A64_NOP, "untouched");
+	fake_destroy(k);
+	free(k);
+}
+
+int main(void)
+{
+	test_x86_phases();
+	test_init_refusals();
+	test_a64_busy();
+	return check_exit();
+}
