@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/mptable.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/image.h"
 #include "vmm/kvm.h"
 #include "vmm/vm.h"
@@ -188,11 +189,12 @@ static void boot_setup_paging(struct vm *vm)
 
 	memset(pml4, 0, 4096);
 	memset(pdpt, 0, 4096);
-	pml4[0] = LAYOUT_PDPT | 0x3;			/* present, writable */
+	pml4[0] = LAYOUT_PDPT | X86_PTE_P | X86_PTE_W;
 	for (unsigned g = 0; g < LAYOUT_IDENTITY_GIB; g++) {
-		pdpt[g] = (LAYOUT_PD + g * 4096) | 0x3;
-		for (unsigned i = 0; i < 512; i++)	/* 2 MiB pages */
-			pd[g * 512 + i] = ((uint64_t)(g * 512 + i) << 21) | 0x83;
+		pdpt[g] = (LAYOUT_PD + g * 4096) | X86_PTE_P | X86_PTE_W;
+		for (unsigned i = 0; i < X86_PT_ENTRIES; i++)
+			pd[g * X86_PT_ENTRIES + i] = ((g * X86_PT_ENTRIES + i) * X86_PAGE_SIZE_2M) |
+						     X86_PTE_P | X86_PTE_W | X86_PTE_PS;
 	}
 	gdt[0] = 0;
 	gdt[1] = 0;

@@ -10,25 +10,16 @@
 #include <string.h>
 
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/vm.h"
-
-#define PTE_P    0x1ULL
-#define PTE_W    0x2ULL
-#define PTE_A    0x20ULL
-#define PTE_D    0x40ULL
-#define PTE_PS   0x80ULL
-#define PTE_ADDR 0x000ffffffffff000ULL
-#define CR0_PG   0x80000000ULL
-#define CR4_LA57 0x1000ULL
-#define CR0_WP   0x10000ULL
 
 int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
 		       int write, uint64_t *gpa)
 {
-	int levels = (sregs->cr4 & CR4_LA57) ? 5 : 4;
-	uint64_t table = sregs->cr3 & PTE_ADDR;
+	int levels = (sregs->cr4 & X86_CR4_LA57) ? 5 : 4;
+	uint64_t table = sregs->cr3 & X86_PTE_ADDR;
 
-	if (!(sregs->cr0 & CR0_PG)) {
+	if (!(sregs->cr0 & X86_CR0_PG)) {
 		*gpa = gva;
 		return 0;
 	}
@@ -40,19 +31,19 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 		if (!entry)
 			return -EFAULT;
 		pte = __atomic_load_n(entry, __ATOMIC_RELAXED);
-		if (!(pte & PTE_P))
+		if (!(pte & X86_PTE_P))
 			return -EFAULT;
-		if (write && !(pte & PTE_W) && (sregs->cr0 & CR0_WP))
+		if (write && !(pte & X86_PTE_W) && (sregs->cr0 & X86_CR0_WP))
 			return -EACCES;
-		if (level == 1 || ((level == 2 || level == 3) && (pte & PTE_PS))) {
+		if (level == 1 || ((level == 2 || level == 3) && (pte & X86_PTE_PS))) {
 			uint64_t mask = (1ULL << shift) - 1;
 
-			if (write && (pte & (PTE_A | PTE_D)) != (PTE_A | PTE_D))
-				__atomic_fetch_or(entry, PTE_A | PTE_D, __ATOMIC_RELAXED);
-			*gpa = ((pte & PTE_ADDR) & ~mask) | (gva & mask);
+			if (write && (pte & (X86_PTE_A | X86_PTE_D)) != (X86_PTE_A | X86_PTE_D))
+				__atomic_fetch_or(entry, X86_PTE_A | X86_PTE_D, __ATOMIC_RELAXED);
+			*gpa = ((pte & X86_PTE_ADDR) & ~mask) | (gva & mask);
 			return 0;
 		}
-		table = pte & PTE_ADDR;
+		table = pte & X86_PTE_ADDR;
 	}
 	return -EFAULT;
 }
