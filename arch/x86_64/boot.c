@@ -185,7 +185,7 @@ static void boot_setup_paging(struct vm *vm)
 	uint64_t *pml4 = vm_gpa_ptr(vm, LAYOUT_PML4, 4096);
 	uint64_t *pdpt = vm_gpa_ptr(vm, LAYOUT_PDPT, 4096);
 	uint64_t *pd = vm_gpa_ptr(vm, LAYOUT_PD, 4096 * LAYOUT_IDENTITY_GIB);
-	uint64_t *gdt = vm_gpa_ptr(vm, LAYOUT_GDT, 5 * 8);
+	uint64_t *gdt = vm_gpa_ptr(vm, LAYOUT_GDT, LAYOUT_GDT_ENTRIES * 8);
 
 	memset(pml4, 0, 4096);
 	memset(pdpt, 0, 4096);
@@ -198,9 +198,9 @@ static void boot_setup_paging(struct vm *vm)
 	}
 	gdt[0] = 0;
 	gdt[1] = 0;
-	gdt[2] = 0x00af9b000000ffffULL;			/* 0x10: 64-bit code */
-	gdt[3] = 0x00cf93000000ffffULL;			/* 0x18: data */
-	gdt[4] = 0x008f8b000000ffffULL;			/* 0x20: TSS */
+	gdt[LAYOUT_SEL_CODE / 8] = 0x00af9b000000ffffULL;	/* 64-bit code */
+	gdt[LAYOUT_SEL_DATA / 8] = 0x00cf93000000ffffULL;
+	gdt[LAYOUT_SEL_TSS / 8] = 0x008f8b000000ffffULL;
 }
 
 int arch_vm_load(struct vm *vm, const struct kernel_image *img,

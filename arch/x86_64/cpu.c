@@ -96,12 +96,12 @@ static int cpu_setup_long_mode(struct vcpu *vcpu, struct errbuf *err)
 
 	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, err)) < 0)
 		return rc;
-	cpu_flat_segment(&sregs.cs, 0x10, X86_SEG_TYPE_CODE, 1);
-	cpu_flat_segment(&sregs.ds, 0x18, X86_SEG_TYPE_DATA, 0);
+	cpu_flat_segment(&sregs.cs, LAYOUT_SEL_CODE, X86_SEG_TYPE_CODE, 1);
+	cpu_flat_segment(&sregs.ds, LAYOUT_SEL_DATA, X86_SEG_TYPE_DATA, 0);
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
-	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = 0x20, .type = X86_SEG_TYPE_TSS, .present = 1, .s = 0, .g = 1 };
+	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = LAYOUT_SEL_TSS, .type = X86_SEG_TYPE_TSS, .present = 1, .s = 0, .g = 1 };
 	sregs.gdt.base = LAYOUT_GDT;
-	sregs.gdt.limit = 5 * 8 - 1;
+	sregs.gdt.limit = LAYOUT_GDT_ENTRIES * 8 - 1;
 	sregs.idt.base = LAYOUT_IDT;
 	sregs.idt.limit = 0;
 	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_NE | X86_CR0_PG;
