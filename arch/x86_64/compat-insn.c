@@ -293,6 +293,22 @@ static int assist_decode(struct insn *in)
 	}
 }
 
+int compat_insn_decode(const uint8_t *bytes, unsigned len, struct insn *in, unsigned *assist)
+{
+	int a;
+
+	memset(in, 0, sizeof(*in));
+	if (len > X86_INSN_MAX_LEN)
+		len = X86_INSN_MAX_LEN;	/* byte 16 on cannot be part of an instruction */
+	memcpy(in->b, bytes, len);
+	in->avail = len;
+	a = assist_decode(in);
+	if (a < 0)
+		return -ENOTSUP;
+	*assist = (unsigned)a;
+	return 0;
+}
+
 /*
  * int3 is a trap: the guest's #BP handler expects the saved RIP after the
  * int3, so RIP moves first and the exception is injected with no length.
@@ -323,17 +339,18 @@ int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t
 int compat_insn_assist(struct vcpu *vcpu)
 {
 	struct assist_ctx c = { .vcpu = vcpu };
-	int assist, rc;
+	uint8_t bytes[X86_INSN_MAX_LEN];
+	unsigned len, assist;
+	int rc;
 
 	if (!vcpu->vm->cfg.compat)
 		return -ENOTSUP;
 	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &c.regs, NULL) < 0 ||
 	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &c.sregs, NULL) < 0)
 		return -EIO;
-	if (compat_insn_bytes(vcpu, &c.sregs, c.regs.rip, c.in.b, &c.in.avail))
+	if (compat_insn_bytes(vcpu, &c.sregs, c.regs.rip, bytes, &len))
 		return -EFAULT;
-	assist = assist_decode(&c.in);
-	if (assist < 0)
+	if (compat_insn_decode(bytes, len, &c.in, &assist))
 		return -ENOTSUP;
 	if (assist == ASSIST_INT3)
 		rc = 0;
