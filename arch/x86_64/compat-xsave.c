@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "arch/x86_64/compat-insn.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
 #include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/vcpu.h"

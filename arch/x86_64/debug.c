@@ -5,7 +5,7 @@
 
 #include "arch/arch.h"
 #include "arch/slot.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
 #include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/vcpu.h"

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
 #include "arch/x86_64/regs.h"
 #include "vmm/vm.h"
 
