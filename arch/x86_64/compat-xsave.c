@@ -232,8 +232,7 @@ int compat_xsave_run(struct assist_ctx *c, unsigned assist)
 		return -ENOTSUP;
 	rc = pagewalk_check(vm, &c->sregs, ea, len, write, &fault);
 	if (rc)
-		return compat_insn_fault(c, X86_VEC_PF, (rc == -EACCES ? X86_PF_P : 0) | (write ? X86_PF_W : 0),
-					 fault);
+		return compat_insn_fault(c, X86_VEC_PF, pagewalk_pf_error(rc, write), fault);
 	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XSAVE, &kx, NULL) < 0)
 		return -EIO;
 	if (pagewalk_read(vm, &c->sregs, ea, mem, len))

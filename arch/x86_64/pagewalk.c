@@ -95,6 +95,11 @@ int pagewalk_check(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, s
 	return 0;
 }
 
+uint32_t pagewalk_pf_error(int rc, int write)
+{
+	return (rc == -EACCES ? X86_PF_P : 0) | (write ? X86_PF_W : 0);
+}
+
 int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, void *buf, size_t len)
 {
 	return pagewalk_copy(vm, sregs, gva, buf, len, 0);

@@ -20,6 +20,12 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 /* Whether all of [gva, gva+len) is reachable; on failure *fault is the first bad address. */
 int pagewalk_check(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, size_t len,
 		   int write, uint64_t *fault);
+/*
+ * The #PF error code of a failed supervisor access (rc from
+ * pagewalk_translate or pagewalk_check): P=1 only for a protection
+ * violation, W for a write.
+ */
+uint32_t pagewalk_pf_error(int rc, int write);
 /* Copies between host and guest-virtual memory, page by page. */
 int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, void *buf, size_t len);
 int pagewalk_write(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, const void *buf, size_t len);
