@@ -17,7 +17,8 @@
  * KVM's copy of the guest's state, in the standard form (SDM vol. 1
  * §13.7-13.8). A memory operand the guest could not access that way gets the
  * #PF the CPU would raise (the kernel's xsave into a signal frame relies on
- * it); a malformed header or MXCSR, the #GP.
+ * it); a non-canonical one, a malformed header or MXCSR, the #GP (an
+ * rsp- or rbp-based non-canonical operand would get #SS: the kernel has none).
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -231,6 +232,8 @@ int compat_xsave_run(struct assist_ctx *c, unsigned assist)
 	if (len > sizeof(mem))
 		return -ENOTSUP;
 	rc = pagewalk_check(vm, &c->sregs, ea, len, write, &fault);
+	if (rc == -EINVAL)	/* a non-canonical byte in the area */
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	if (rc)
 		return compat_insn_fault(c, X86_VEC_PF, pagewalk_pf_error(rc, write), fault);
 	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XSAVE, &kx, NULL) < 0)

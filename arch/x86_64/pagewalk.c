@@ -13,6 +13,18 @@
 #include "arch/x86_64/regs.h"
 #include "vmm/vm.h"
 
+/*
+ * Bits 63:47 (63:56 with LA57) all equal. The walk indexes with bits 47:12
+ * (56:12) only, so a non-canonical address would alias a canonical one; the
+ * CPU raises #GP for it instead (SDM vol. 1 §3.3.7.1).
+ */
+static int pagewalk_canonical(uint64_t gva, int levels)
+{
+	uint64_t top = gva >> (12 + 9 * levels - 1);
+
+	return top == 0 || top == ~0ULL >> (12 + 9 * levels - 1);
+}
+
 int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
 		       int write, uint64_t *gpa)
 {
@@ -23,6 +35,8 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 		*gpa = gva;
 		return 0;
 	}
+	if (!pagewalk_canonical(gva, levels))
+		return -EINVAL;
 	for (int level = levels; level >= 1; level--) {
 		unsigned shift = 12 + 9 * (level - 1);
 		uint64_t *entry = vm_gpa_ptr(vm, table + ((gva >> shift) & 0x1ff) * 8, 8);

@@ -12,8 +12,9 @@ struct vm;
 /*
  * Guest-virtual to guest-physical through the guest's own page tables
  * (4- or 5-level, large pages), as a supervisor access. Returns 0,
- * -EFAULT (not present) or -EACCES (a write to a read-only page with
- * CR0.WP set). A write marks the leaf entry accessed and dirty.
+ * -EFAULT (not present), -EACCES (a write to a read-only page with
+ * CR0.WP set) or -EINVAL (a non-canonical address: #GP, not #PF). A write
+ * marks the leaf entry accessed and dirty.
  */
 int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva,
 		       int write, uint64_t *gpa);
