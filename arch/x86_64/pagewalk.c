@@ -30,6 +30,7 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 {
 	int levels = (sregs->cr4 & X86_CR4_LA57) ? 5 : 4;
 	uint64_t table = sregs->cr3 & X86_PTE_ADDR;
+	int read_only = 0;
 
 	if (!(sregs->cr0 & X86_CR0_PG)) {
 		*gpa = gva;
@@ -47,11 +48,17 @@ int pagewalk_translate(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gv
 		pte = __atomic_load_n(entry, __ATOMIC_RELAXED);
 		if (!(pte & X86_PTE_P))
 			return -EFAULT;
-		if (write && !(pte & X86_PTE_W) && (sregs->cr0 & X86_CR0_WP))
-			return -EACCES;
+		/*
+		 * Rights count only for a complete translation: below a
+		 * read-only entry, a missing one is still "not present"
+		 * (#PF with P=0, SDM vol. 3 §4.7).
+		 */
+		read_only |= !(pte & X86_PTE_W);
 		if (level == 1 || ((level == 2 || level == 3) && (pte & X86_PTE_PS))) {
 			uint64_t mask = (1ULL << shift) - 1;
 
+			if (write && read_only && (sregs->cr0 & X86_CR0_WP))
+				return -EACCES;
 			if (write && (pte & (X86_PTE_A | X86_PTE_D)) != (X86_PTE_A | X86_PTE_D))
 				__atomic_fetch_or(entry, X86_PTE_A | X86_PTE_D, __ATOMIC_RELAXED);
 			*gpa = ((pte & X86_PTE_ADDR) & ~mask) | (gva & mask);
