@@ -126,7 +126,15 @@ int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, vo
 	return pagewalk_copy(vm, sregs, gva, buf, len, 0);
 }
 
+/*
+ * All pages first: a store that faults on its second page must leave the
+ * first unwritten, as the faulting instruction would.
+ */
 int pagewalk_write(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, const void *buf, size_t len)
 {
+	uint64_t fault;
+
+	if (pagewalk_check(vm, sregs, gva, len, 1, &fault))
+		return -EFAULT;
 	return pagewalk_copy(vm, sregs, gva, (uint8_t *)buf, len, 1);
 }

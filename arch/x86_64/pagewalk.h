@@ -27,7 +27,10 @@ int pagewalk_check(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, s
  * violation, W for a write.
  */
 uint32_t pagewalk_pf_error(int rc, int write);
-/* Copies between host and guest-virtual memory, page by page. */
+/*
+ * Copies between host and guest-virtual memory, page by page; -EFAULT if
+ * any of it is unreachable, in which case a write has written nothing.
+ */
 int pagewalk_read(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, void *buf, size_t len);
 int pagewalk_write(struct vm *vm, const struct kvm_sregs *sregs, uint64_t gva, const void *buf, size_t len);
 
