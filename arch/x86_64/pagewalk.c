@@ -73,7 +73,7 @@ static int pagewalk_copy(struct vm *vm, const struct kvm_sregs *sregs, uint64_t 
 			 uint8_t *buf, size_t len, int write)
 {
 	while (len) {
-		size_t chunk = 4096 - (gva & 0xfff);
+		size_t chunk = X86_PAGE_SIZE - (gva & (X86_PAGE_SIZE - 1));
 		uint64_t gpa;
 		uint8_t *p;
 

@@ -43,14 +43,14 @@ static void stub_build_tables(struct stub_region *r, size_t code_pages)
 			X86_PTE_D | X86_PTE_PS | X86_PTE_G | X86_PTE_NX;
 	pd[511] = (r->gpa + LAYOUT_STUB_PT) | X86_PTE_P | X86_PTE_W | X86_PTE_A;
 	for (size_t i = 0; i < code_pages; i++)
-		pt[i] = (r->gpa + LAYOUT_STUB_CODE + i * 4096) | X86_PTE_P | X86_PTE_A | X86_PTE_G;
+		pt[i] = (r->gpa + LAYOUT_STUB_CODE + i * X86_PAGE_SIZE) | X86_PTE_P | X86_PTE_A | X86_PTE_G;
 }
 
 int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
 		      uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
 	size_t code_size = vt_stub_blob_end - vt_stub_blob;
-	size_t code_pages = (code_size + 4095) / 4096;
+	size_t code_pages = (code_size + X86_PAGE_SIZE - 1) / X86_PAGE_SIZE;
 	uint64_t *l3 = NULL;
 	int rc;
 
