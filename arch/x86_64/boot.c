@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "arch/x86_64/layout.h"
 #include "arch/x86_64/mptable.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/image.h"
 #include "vmm/kvm.h"
 #include "vmm/vm.h"
@@ -184,21 +185,22 @@ static void boot_setup_paging(struct vm *vm)
 	uint64_t *pml4 = vm_gpa_ptr(vm, LAYOUT_PML4, 4096);
 	uint64_t *pdpt = vm_gpa_ptr(vm, LAYOUT_PDPT, 4096);
 	uint64_t *pd = vm_gpa_ptr(vm, LAYOUT_PD, 4096 * LAYOUT_IDENTITY_GIB);
-	uint64_t *gdt = vm_gpa_ptr(vm, LAYOUT_GDT, 5 * 8);
+	uint64_t *gdt = vm_gpa_ptr(vm, LAYOUT_GDT, LAYOUT_GDT_ENTRIES * 8);
 
 	memset(pml4, 0, 4096);
 	memset(pdpt, 0, 4096);
-	pml4[0] = LAYOUT_PDPT | 0x3;			/* present, writable */
+	pml4[0] = LAYOUT_PDPT | X86_PTE_P | X86_PTE_W;
 	for (unsigned g = 0; g < LAYOUT_IDENTITY_GIB; g++) {
-		pdpt[g] = (LAYOUT_PD + g * 4096) | 0x3;
-		for (unsigned i = 0; i < 512; i++)	/* 2 MiB pages */
-			pd[g * 512 + i] = ((uint64_t)(g * 512 + i) << 21) | 0x83;
+		pdpt[g] = (LAYOUT_PD + g * 4096) | X86_PTE_P | X86_PTE_W;
+		for (unsigned i = 0; i < X86_PT_ENTRIES; i++)
+			pd[g * X86_PT_ENTRIES + i] = ((g * X86_PT_ENTRIES + i) * X86_PAGE_SIZE_2M) |
+						     X86_PTE_P | X86_PTE_W | X86_PTE_PS;
 	}
 	gdt[0] = 0;
 	gdt[1] = 0;
-	gdt[2] = 0x00af9b000000ffffULL;			/* 0x10: 64-bit code */
-	gdt[3] = 0x00cf93000000ffffULL;			/* 0x18: data */
-	gdt[4] = 0x008f8b000000ffffULL;			/* 0x20: TSS */
+	gdt[LAYOUT_SEL_CODE / 8] = 0x00af9b000000ffffULL;	/* 64-bit code */
+	gdt[LAYOUT_SEL_DATA / 8] = 0x00cf93000000ffffULL;
+	gdt[LAYOUT_SEL_TSS / 8] = 0x008f8b000000ffffULL;
 }
 
 int arch_vm_load(struct vm *vm, const struct kernel_image *img,

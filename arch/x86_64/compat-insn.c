@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "arch/x86_64/compat-insn.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
 #include "vmm/vcpu.h"
@@ -153,7 +154,7 @@ static int assist_fpu(struct assist_ctx *c, unsigned assist)
 		fpu.fcw = v16;
 		break;
 	case ASSIST_FNCLEX:
-		fpu.fsw &= 0x7f00;	/* clear exception flags, ES and B */
+		fpu.fsw &= ~(X86_FSW_EXCEPTIONS | X86_FSW_B);
 		break;
 	case ASSIST_EMMS:
 		fpu.ftwx = 0;		/* abridged tag word: every register empty */
@@ -186,7 +187,7 @@ int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_
 {
 	log_debug("vCPU %u: assisted instruction at 0x%llx raises vector %u (error 0x%x, address 0x%llx)",
 		  c->vcpu->id, (unsigned long long)c->regs.rip, nr, error, (unsigned long long)cr2);
-	if (nr == 14) {
+	if (nr == X86_VEC_PF) {
 		c->sregs.cr2 = cr2;
 		if (kvm_ioctl(c->vcpu->fd, KVM_SET_SREGS, &c->sregs, NULL) < 0)
 			return -EIO;
@@ -207,20 +208,19 @@ static int assist_lsl(struct assist_ctx *c)
 	uint16_t sel;
 	int rm = (c->in.modrm & 7) | ((c->in.rex & 1) << 3);
 	int reg = ((c->in.modrm >> 3) & 7) | ((c->in.rex & 4) << 1);
-	const uint64_t RFLAGS_ZF = 0x40;
 
 	if ((c->in.modrm >> 6) == 3)
 		sel = (uint16_t)insn_reg(&c->regs, rm);
 	else if (pagewalk_read(vm, &c->sregs, compat_insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
 		return -EFAULT;
-	c->regs.rflags &= ~RFLAGS_ZF;
+	c->regs.rflags &= ~X86_RFLAGS_ZF;
 	if (!(sel & ~7) || (sel & 4) || (sel | 7) > c->sregs.gdt.limit ||
 	    pagewalk_read(vm, &c->sregs, c->sregs.gdt.base + (sel & ~7), &desc, 8))
 		return 0;	/* null, LDT or out of the GDT: ZF=0, destination kept */
-	if (!(desc & (1ULL << 47)) || !(desc & (1ULL << 44)))
+	if (!(desc & X86_DESC_P) || !(desc & X86_DESC_S))
 		return 0;	/* not present, or a system descriptor the kernel never asks about */
 	limit = (desc & 0xffff) | ((desc >> 32) & 0xf0000);
-	if (desc & (1ULL << 55))
+	if (desc & X86_DESC_G)
 		limit = (limit << 12) | 0xfff;
 	{
 		__u64 *regs[16] = { &c->regs.rax, &c->regs.rcx, &c->regs.rdx, &c->regs.rbx,
@@ -230,7 +230,7 @@ static int assist_lsl(struct assist_ctx *c)
 		dst = regs[reg & 15];
 	}
 	*dst = (c->in.rex & 8) ? limit : (uint32_t)limit;	/* 32-bit writes zero-extend */
-	c->regs.rflags |= RFLAGS_ZF;
+	c->regs.rflags |= X86_RFLAGS_ZF;
 	return 0;
 }
 
@@ -293,13 +293,29 @@ static int assist_decode(struct insn *in)
 	}
 }
 
+int compat_insn_decode(const uint8_t *bytes, unsigned len, struct insn *in, unsigned *assist)
+{
+	int a;
+
+	memset(in, 0, sizeof(*in));
+	if (len > X86_INSN_MAX_LEN)
+		len = X86_INSN_MAX_LEN;	/* byte 16 on cannot be part of an instruction */
+	memcpy(in->b, bytes, len);
+	in->avail = len;
+	a = assist_decode(in);
+	if (a < 0)
+		return -ENOTSUP;
+	*assist = (unsigned)a;
+	return 0;
+}
+
 /*
  * int3 is a trap: the guest's #BP handler expects the saved RIP after the
  * int3, so RIP moves first and the exception is injected with no length.
  */
 static int assist_int3(struct assist_ctx *c)
 {
-	return assist_inject(c->vcpu, 3, 0, 0);
+	return assist_inject(c->vcpu, X86_VEC_BP, 0, 0);
 }
 
 int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t rip,
@@ -309,12 +325,12 @@ int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t
 
 	if (run->emulation_failure.ndata >= 2 &&
 	    (run->emulation_failure.flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES) &&
-	    run->emulation_failure.insn_size && run->emulation_failure.insn_size <= 15) {
+	    run->emulation_failure.insn_size && run->emulation_failure.insn_size <= X86_INSN_MAX_LEN) {
 		*len = run->emulation_failure.insn_size;
 		memcpy(buf, run->emulation_failure.insn_bytes, *len);
 		return 0;
 	}
-	*len = 15;
+	*len = X86_INSN_MAX_LEN;
 	while (*len && pagewalk_read(vcpu->vm, sregs, rip, buf, *len))
 		(*len)--;	/* the instruction may end just before an unmapped page */
 	return *len ? 0 : -EFAULT;
@@ -323,17 +339,18 @@ int compat_insn_bytes(struct vcpu *vcpu, const struct kvm_sregs *sregs, uint64_t
 int compat_insn_assist(struct vcpu *vcpu)
 {
 	struct assist_ctx c = { .vcpu = vcpu };
-	int assist, rc;
+	uint8_t bytes[X86_INSN_MAX_LEN];
+	unsigned len, assist;
+	int rc;
 
 	if (!vcpu->vm->cfg.compat)
 		return -ENOTSUP;
 	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &c.regs, NULL) < 0 ||
 	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &c.sregs, NULL) < 0)
 		return -EIO;
-	if (compat_insn_bytes(vcpu, &c.sregs, c.regs.rip, c.in.b, &c.in.avail))
+	if (compat_insn_bytes(vcpu, &c.sregs, c.regs.rip, bytes, &len))
 		return -EFAULT;
-	assist = assist_decode(&c.in);
-	if (assist < 0)
+	if (compat_insn_decode(bytes, len, &c.in, &assist))
 		return -ENOTSUP;
 	if (assist == ASSIST_INT3)
 		rc = 0;

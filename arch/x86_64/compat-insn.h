@@ -36,7 +36,16 @@ struct assist_ctx {
 	struct insn in;
 };
 
-/* The linear address of the instruction's memory operand. */
+/*
+ * Decodes bytes as one of the instructions the layer completes (at most
+ * the first 15 count): 0 with *in filled (in->pos is the instruction's
+ * length) and *assist, or -ENOTSUP. Pure: reads no guest state.
+ */
+int compat_insn_decode(const uint8_t *bytes, unsigned len, struct insn *in, unsigned *assist);
+/*
+ * The linear address of a decoded instruction's memory operand; a
+ * RIP-relative one counts from the instruction's end (in->pos).
+ */
 uint64_t compat_insn_address(const struct insn *in, const struct kvm_regs *r,
 			    const struct kvm_sregs *s);
 /*

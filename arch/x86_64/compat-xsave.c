@@ -17,7 +17,8 @@
  * KVM's copy of the guest's state, in the standard form (SDM vol. 1
  * §13.7-13.8). A memory operand the guest could not access that way gets the
  * #PF the CPU would raise (the kernel's xsave into a signal frame relies on
- * it); a malformed header or MXCSR, the #GP.
+ * it); a non-canonical one, a malformed header or MXCSR, the #GP (an
+ * rsp- or rbp-based non-canonical operand would get #SS: the kernel has none).
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -25,13 +26,11 @@
 #include <string.h>
 
 #include "arch/x86_64/compat-insn.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-#define PF_PRESENT 0x1
-#define PF_WRITE   0x2
 
 #define XSAVE_HDR       512	/* XSTATE_BV, XCOMP_BV, 48 reserved bytes */
 #define XSAVE_MIN       576
@@ -40,9 +39,6 @@
 #define XSAVE_ST        32
 #define XSAVE_XMM       160
 #define XSAVE_XMM_END   416
-#define XSTATE_X87      0x1ULL
-#define XSTATE_SSE      0x2ULL
-#define XSTATE_YMM      0x4ULL
 
 static int xsave_get_xcr0(struct assist_ctx *c, uint64_t *xcr0)
 {
@@ -73,7 +69,7 @@ int compat_xsave_xcr(struct assist_ctx *c, unsigned assist)
 
 	if (assist == ASSIST_XGETBV) {
 		if (index > 1)
-			return compat_insn_fault(c, 13, 0, 0);
+			return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 		if (xsave_get_xcr0(c, &v))
 			return -EIO;
 		c->regs.rax = (uint32_t)v;
@@ -81,13 +77,13 @@ int compat_xsave_xcr(struct assist_ctx *c, unsigned assist)
 		return 0;
 	}
 	if (index != 0)
-		return compat_insn_fault(c, 13, 0, 0);
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	memset(&x, 0, sizeof(x));
 	x.nr_xcrs = 1;
 	x.xcrs[0].xcr = 0;
 	x.xcrs[0].value = (c->regs.rdx << 32) | (uint32_t)c->regs.rax;
 	if (kvm_ioctl(c->vcpu->fd, KVM_SET_XCRS, &x, NULL) < 0)
-		return compat_insn_fault(c, 13, 0, 0);
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	return 0;
 }
 
@@ -106,7 +102,7 @@ static void xsave_layout_init(void)
 	unsigned a, b, c, d;
 
 	for (unsigned i = 2; i < 64; i++)
-		if (__get_cpuid_count(0xd, i, &a, &b, &c, &d) && a && !(c & 1))
+		if (__get_cpuid_count(X86_CPUID_LEAF_XSAVE, i, &a, &b, &c, &d) && a && !(c & 1))
 			xsave_layout[i].off = b, xsave_layout[i].size = a;
 }
 
@@ -118,13 +114,13 @@ static void xsave_store(uint8_t *mem, const uint8_t *k, uint64_t rfbm)
 	memcpy(&kbv, k + XSAVE_HDR, 8);
 	memcpy(&mbv, mem + XSAVE_HDR, 8);
 	/* KVM's legacy area holds init values for components not in use. */
-	if (rfbm & XSTATE_X87) {
+	if (rfbm & X86_XCR0_X87) {
 		memcpy(mem, k, XSAVE_X87_END);
 		memcpy(mem + XSAVE_ST, k + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
 	}
-	if (rfbm & (XSTATE_SSE | XSTATE_YMM))
+	if (rfbm & (X86_XCR0_SSE | X86_XCR0_YMM))
 		memcpy(mem + XSAVE_MXCSR, k + XSAVE_MXCSR, 8);
-	if (rfbm & XSTATE_SSE)
+	if (rfbm & X86_XCR0_SSE)
 		memcpy(mem + XSAVE_XMM, k + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
 	for (unsigned i = 2; i < 64; i++) {
 		if (!(rfbm & (1ULL << i)))
@@ -135,7 +131,7 @@ static void xsave_store(uint8_t *mem, const uint8_t *k, uint64_t rfbm)
 			memset(mem + xsave_layout[i].off, 0, xsave_layout[i].size);
 	}
 	/* Only XSTATE_BV is written of the header; x87 and SSE are always there. */
-	mbv = (mbv & ~rfbm) | (kbv & rfbm) | (rfbm & (XSTATE_X87 | XSTATE_SSE));
+	mbv = (mbv & ~rfbm) | (kbv & rfbm) | (rfbm & (X86_XCR0_X87 | X86_XCR0_SSE));
 	memcpy(mem + XSAVE_HDR, &mbv, 8);
 }
 
@@ -155,13 +151,13 @@ static int xsave_check(struct assist_ctx *c, const uint8_t *mem, const uint8_t *
 		return -ENOTSUP;
 	for (unsigned i = XSAVE_HDR + 8; i < XSAVE_HDR + 24; i++)
 		if (mem[i])	/* the standard form wants header bytes 23:8 zero */
-			return compat_insn_fault(c, 13, 0, 0);
+			return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	if (mbv & ~xcr0)
-		return compat_insn_fault(c, 13, 0, 0);
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	memcpy(&mxcsr, mem + XSAVE_MXCSR, 4);
 	memcpy(&mask, k + XSAVE_MXCSR + 4, 4);
-	if ((rfbm & (XSTATE_SSE | XSTATE_YMM)) && (mxcsr & ~(mask ? mask : 0xffbf)))
-		return compat_insn_fault(c, 13, 0, 0);
+	if ((rfbm & (X86_XCR0_SSE | X86_XCR0_YMM)) && (mxcsr & ~(mask ? mask : X86_MXCSR_MASK_DEFAULT)))
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	return 0;
 }
 
@@ -172,26 +168,26 @@ static void xsave_load(uint8_t *k, const uint8_t *mem, uint64_t rfbm)
 
 	memcpy(&kbv, k + XSAVE_HDR, 8);
 	memcpy(&mbv, mem + XSAVE_HDR, 8);
-	if (rfbm & (XSTATE_SSE | XSTATE_YMM))
+	if (rfbm & (X86_XCR0_SSE | X86_XCR0_YMM))
 		memcpy(k + XSAVE_MXCSR, mem + XSAVE_MXCSR, 4);
 	/* x87 and SSE are written out even in init state, so that KVM keeps MXCSR. */
-	if (rfbm & XSTATE_X87) {
-		if (mbv & XSTATE_X87) {
+	if (rfbm & X86_XCR0_X87) {
+		if (mbv & X86_XCR0_X87) {
 			memcpy(k, mem, XSAVE_X87_END);
 			memcpy(k + XSAVE_ST, mem + XSAVE_ST, XSAVE_XMM - XSAVE_ST);
 		} else {
 			memset(k, 0, XSAVE_X87_END);
 			memset(k + XSAVE_ST, 0, XSAVE_XMM - XSAVE_ST);
-			k[0] = 0x7f, k[1] = 0x03;	/* FCW 0x037f */
+			k[0] = X86_FCW_DEFAULT & 0xff, k[1] = X86_FCW_DEFAULT >> 8;
 		}
-		kbv |= XSTATE_X87;
+		kbv |= X86_XCR0_X87;
 	}
-	if (rfbm & XSTATE_SSE) {
-		if (mbv & XSTATE_SSE)
+	if (rfbm & X86_XCR0_SSE) {
+		if (mbv & X86_XCR0_SSE)
 			memcpy(k + XSAVE_XMM, mem + XSAVE_XMM, XSAVE_XMM_END - XSAVE_XMM);
 		else
 			memset(k + XSAVE_XMM, 0, XSAVE_XMM_END - XSAVE_XMM);
-		kbv |= XSTATE_SSE;
+		kbv |= X86_XCR0_SSE;
 	}
 	for (unsigned i = 2; i < 64; i++) {
 		uint64_t bit = 1ULL << i;
@@ -224,7 +220,7 @@ int compat_xsave_run(struct assist_ctx *c, unsigned assist)
 	rfbm = xcr0 & ((c->regs.rdx << 32) | (uint32_t)c->regs.rax);
 	ea = compat_insn_address(&c->in, &c->regs, &c->sregs);
 	if (ea & 63)
-		return compat_insn_fault(c, 13, 0, 0);
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	for (unsigned i = 2; i < 64; i++) {
 		if (!(rfbm & (1ULL << i)))
 			continue;
@@ -236,9 +232,10 @@ int compat_xsave_run(struct assist_ctx *c, unsigned assist)
 	if (len > sizeof(mem))
 		return -ENOTSUP;
 	rc = pagewalk_check(vm, &c->sregs, ea, len, write, &fault);
+	if (rc == -EINVAL)	/* a non-canonical byte in the area */
+		return compat_insn_fault(c, X86_VEC_GP, 0, 0);
 	if (rc)
-		return compat_insn_fault(c, 14, (rc == -EACCES ? PF_PRESENT : 0) | (write ? PF_WRITE : 0),
-					 fault);
+		return compat_insn_fault(c, X86_VEC_PF, pagewalk_pf_error(rc, write), fault);
 	if (kvm_ioctl(c->vcpu->fd, KVM_GET_XSAVE, &kx, NULL) < 0)
 		return -EIO;
 	if (pagewalk_read(vm, &c->sregs, ea, mem, len))

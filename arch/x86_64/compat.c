@@ -14,6 +14,7 @@
 #include "arch/arch.h"
 #include "arch/x86_64/compat-insn.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/compat.h"
 #include "vmm/kvm.h"
 #include "vmm/log.h"
@@ -79,25 +80,21 @@ const char *arch_compat_cmdline(void)
 	       "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60";
 }
 
-#define CPUID_1_ECX_CX16          (1u << 13)
-#define KVM_CPUID_FEATURES_LEAF   0x40000001
-#define KVM_FEATURE_PV_SEND_IPI_BIT 11
-
 void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e)
 {
 	if (!vm->cfg.compat)
 		return;
 	/* HOST-KVM §2/§3: cmpxchg16b is not emulated; CX16 is one bit the host honours. */
-	if (e->function == 1)
-		e->ecx &= ~CPUID_1_ECX_CX16;
+	if (e->function == X86_CPUID_LEAF_FEATURES)
+		e->ecx &= ~X86_CPUID1_ECX_CX16;
 	/*
 	 * With 2+ vCPUs the guest sends IPIs through the KVM_HC_SEND_IPI
 	 * hypercall, which never completes here (an AP hung in
 	 * kvm_hypercall4 while the BSP spun on the lock it held): hide the
 	 * feature so the guest writes the APIC ICR instead.
 	 */
-	if (e->function == KVM_CPUID_FEATURES_LEAF) {
+	if (e->function == X86_CPUID_LEAF_KVM_FEATURES) {
 		log_debug("KVM CPUID features 0x%x", e->eax);
-		e->eax &= ~(1u << KVM_FEATURE_PV_SEND_IPI_BIT);
+		e->eax &= ~X86_CPUID_KVM_PV_SEND_IPI;
 	}
 }

@@ -12,26 +12,12 @@
 #include "arch/arch.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
 #define CPUID_MAX_ENTRIES 256
-#define CPUID_1_ECX_CX16       (1u << 13)
-#define CPUID_1_ECX_HYPERVISOR (1u << 31)
-
-#define CR0_PE 0x1ULL
-#define CR0_ET 0x10ULL
-#define CR0_NE 0x20ULL
-#define CR0_PG 0x80000000ULL
-#define CR4_PAE 0x20ULL
-#define EFER_LME 0x100ULL
-#define EFER_LMA 0x400ULL
-
-#define APIC_LVT0 0x350
-#define APIC_LVT1 0x360
-#define APIC_MODE_EXTINT 0x700
-#define APIC_MODE_NMI    0x400
 
 static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
 {
@@ -50,12 +36,12 @@ static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
 		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
 
 		switch (e->function) {
-		case 1:
-			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->id << 24);
-			e->ecx |= CPUID_1_ECX_HYPERVISOR;
+		case X86_CPUID_LEAF_FEATURES:
+			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->id << X86_CPUID1_EBX_APIC_ID_SHIFT);
+			e->ecx |= X86_CPUID1_ECX_HYPERVISOR;
 			break;
-		case 0xb:
-		case 0x1f:
+		case X86_CPUID_LEAF_TOPOLOGY:
+		case X86_CPUID_LEAF_TOPOLOGY_V2:
 			e->edx = vcpu->id;	/* x2APIC ID */
 			break;
 		default:
@@ -73,21 +59,21 @@ out:
 static int cpu_setup_lapic(struct vcpu *vcpu, struct errbuf *err)
 {
 	struct kvm_lapic_state lapic;
-	uint32_t *lvt0 = (uint32_t *)&lapic.regs[APIC_LVT0];
-	uint32_t *lvt1 = (uint32_t *)&lapic.regs[APIC_LVT1];
+	uint32_t *lvt0 = (uint32_t *)&lapic.regs[X86_APIC_LVT0];
+	uint32_t *lvt1 = (uint32_t *)&lapic.regs[X86_APIC_LVT1];
 	int rc;
 
 	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic, err)) < 0)
 		return rc;
-	*lvt0 = (*lvt0 & ~0x700u) | APIC_MODE_EXTINT;
-	*lvt1 = (*lvt1 & ~0x700u) | APIC_MODE_NMI;
+	*lvt0 = (*lvt0 & ~X86_APIC_LVT_MODE) | X86_APIC_MODE_EXTINT;
+	*lvt1 = (*lvt1 & ~X86_APIC_LVT_MODE) | X86_APIC_MODE_NMI;
 	rc = kvm_ioctl(vcpu->fd, KVM_SET_LAPIC, &lapic, err);
 	return rc < 0 ? rc : 0;
 }
 
 static int cpu_setup_fpu(struct vcpu *vcpu, struct errbuf *err)
 {
-	struct kvm_fpu fpu = { .fcw = 0x37f, .mxcsr = 0x1f80 };
+	struct kvm_fpu fpu = { .fcw = X86_FCW_DEFAULT, .mxcsr = X86_MXCSR_DEFAULT };
 	int rc = kvm_ioctl(vcpu->fd, KVM_SET_FPU, &fpu, err);
 
 	return rc < 0 ? rc : 0;
@@ -110,24 +96,24 @@ static int cpu_setup_long_mode(struct vcpu *vcpu, struct errbuf *err)
 
 	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, err)) < 0)
 		return rc;
-	cpu_flat_segment(&sregs.cs, 0x10, 0xb, 1);
-	cpu_flat_segment(&sregs.ds, 0x18, 0x3, 0);
+	cpu_flat_segment(&sregs.cs, LAYOUT_SEL_CODE, X86_SEG_TYPE_CODE, 1);
+	cpu_flat_segment(&sregs.ds, LAYOUT_SEL_DATA, X86_SEG_TYPE_DATA, 0);
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
-	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = 0x20, .type = 0xb, .present = 1, .s = 0, .g = 1 };
+	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = LAYOUT_SEL_TSS, .type = X86_SEG_TYPE_TSS, .present = 1, .s = 0, .g = 1 };
 	sregs.gdt.base = LAYOUT_GDT;
-	sregs.gdt.limit = 5 * 8 - 1;
+	sregs.gdt.limit = LAYOUT_GDT_ENTRIES * 8 - 1;
 	sregs.idt.base = LAYOUT_IDT;
 	sregs.idt.limit = 0;
-	sregs.cr0 = CR0_PE | CR0_ET | CR0_NE | CR0_PG;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_NE | X86_CR0_PG;
 	sregs.cr3 = LAYOUT_PML4;
-	sregs.cr4 = CR4_PAE;
-	sregs.efer = EFER_LME | EFER_LMA;
+	sregs.cr4 = X86_CR4_PAE;
+	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
 	if ((rc = kvm_ioctl(vcpu->fd, KVM_SET_SREGS, &sregs, err)) < 0)
 		return rc;
 	regs.rip = vm->boot_entry;
 	regs.rsi = vm->boot_arg;
 	regs.rsp = LAYOUT_BOOT_STACK;
-	regs.rflags = 0x2;
+	regs.rflags = X86_RFLAGS_FIXED;
 	rc = kvm_ioctl(vcpu->fd, KVM_SET_REGS, &regs, err);
 	return rc < 0 ? rc : 0;
 }

@@ -5,13 +5,11 @@
 
 #include "arch/arch.h"
 #include "arch/slot.h"
-#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pagewalk.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/kvm.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-#define DR7_LOCAL_ENABLE(i) (1ULL << ((i) * 2))
-#define DR7_RESERVED_ONE    0x400ULL
 
 const struct slot_ops *arch_slot_ops(void)
 {
@@ -29,10 +27,10 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 		return err_set(err, EINVAL, "at most 4 hardware breakpoints");
 	if (n) {
 		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
-		dbg.arch.debugreg[7] = DR7_RESERVED_ONE;
+		dbg.arch.debugreg[7] = X86_DR7_FIXED1;
 		for (unsigned i = 0; i < n; i++) {
 			dbg.arch.debugreg[i] = addrs[i];	/* R/W 00 (execute), LEN 00 */
-			dbg.arch.debugreg[7] |= DR7_LOCAL_ENABLE(i);
+			dbg.arch.debugreg[7] |= X86_DR7_L(i);
 		}
 	}
 	rc = kvm_ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg, err);
@@ -81,7 +79,7 @@ int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc)
 	struct {
 		struct kvm_msrs hdr;
 		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = 0x10 };	/* IA32_TSC */
+	} m = { .hdr.nmsrs = 1, .e.index = X86_MSR_IA32_TSC };
 
 	if (kvm_ioctl(vcpu->fd, KVM_GET_MSRS, &m, NULL) != 1)
 		return -EIO;

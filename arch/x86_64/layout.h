@@ -15,6 +15,12 @@
 #define LAYOUT_CMDLINE       0x20000ULL
 #define LAYOUT_CMDLINE_MAX   0x10000ULL	/* bytes including the NUL */
 
+/* The boot GDT's selectors: boot.rst wants __BOOT_CS 0x10 and __BOOT_DS 0x18. */
+#define LAYOUT_GDT_ENTRIES   5
+#define LAYOUT_SEL_CODE      0x10
+#define LAYOUT_SEL_DATA      0x18
+#define LAYOUT_SEL_TSS       0x20
+
 /* The EBDA holds the MP table; it and the BIOS area are reserved in E820. */
 #define LAYOUT_EBDA          0x9fc00ULL
 #define LAYOUT_EBDA_END      0xa0000ULL

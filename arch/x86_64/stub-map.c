@@ -10,19 +10,11 @@
 #include <sys/mman.h>
 
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/regs.h"
 #include "vmm/elf.h"
 #include "vmm/stub.h"
 #include "vmm/symtab.h"
 #include "vmm/vm.h"
-
-#define PTE_P   0x1ULL
-#define PTE_RW  0x2ULL
-#define PTE_A   0x20ULL
-#define PTE_D   0x40ULL
-#define PTE_PS  0x80ULL
-#define PTE_G   0x100ULL
-#define PTE_NX  (1ULL << 63)
-#define SZ_2M   0x200000ULL
 
 static int stub_find_l3(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
 			uint64_t **l3, struct errbuf *err)
@@ -46,24 +38,24 @@ static void stub_build_tables(struct stub_region *r, size_t code_pages)
 	uint64_t *pd = (uint64_t *)(r->host + LAYOUT_STUB_PD);
 	uint64_t *pt = (uint64_t *)(r->host + LAYOUT_STUB_PT);
 
-	for (uint64_t off = 0, i = 0; off < r->data_size; off += SZ_2M, i++)
-		pd[i] = (r->gpa + LAYOUT_STUB_DATA + off) | PTE_P | PTE_RW | PTE_A | PTE_D |
-			PTE_PS | PTE_G | PTE_NX;
-	pd[511] = (r->gpa + LAYOUT_STUB_PT) | PTE_P | PTE_RW | PTE_A;
+	for (uint64_t off = 0, i = 0; off < r->data_size; off += X86_PAGE_SIZE_2M, i++)
+		pd[i] = (r->gpa + LAYOUT_STUB_DATA + off) | X86_PTE_P | X86_PTE_W | X86_PTE_A |
+			X86_PTE_D | X86_PTE_PS | X86_PTE_G | X86_PTE_NX;
+	pd[511] = (r->gpa + LAYOUT_STUB_PT) | X86_PTE_P | X86_PTE_W | X86_PTE_A;
 	for (size_t i = 0; i < code_pages; i++)
-		pt[i] = (r->gpa + LAYOUT_STUB_CODE + i * 4096) | PTE_P | PTE_A | PTE_G;
+		pt[i] = (r->gpa + LAYOUT_STUB_CODE + i * X86_PAGE_SIZE) | X86_PTE_P | X86_PTE_A | X86_PTE_G;
 }
 
 int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
 		      uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
 	size_t code_size = vt_stub_blob_end - vt_stub_blob;
-	size_t code_pages = (code_size + 4095) / 4096;
+	size_t code_pages = (code_size + X86_PAGE_SIZE - 1) / X86_PAGE_SIZE;
 	uint64_t *l3 = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	data_size = (data_size + SZ_2M - 1) & ~(SZ_2M - 1);
+	data_size = (data_size + X86_PAGE_SIZE_2M - 1) & ~(X86_PAGE_SIZE_2M - 1);
 	if (code_size > LAYOUT_STUB_CODE_MAX)
 		return err_set(err, E2BIG, "stub image is %zu bytes, room for %llu", code_size,
 			       (unsigned long long)LAYOUT_STUB_CODE_MAX);
@@ -91,7 +83,7 @@ int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct s
 		stub_region_free(r);
 		return rc;
 	}
-	l3[LAYOUT_STUB_L3_INDEX] = (r->gpa + LAYOUT_STUB_PD) | PTE_P | PTE_RW | PTE_A;
+	l3[LAYOUT_STUB_L3_INDEX] = (r->gpa + LAYOUT_STUB_PD) | X86_PTE_P | X86_PTE_W | X86_PTE_A;
 	return 0;
 }
 
