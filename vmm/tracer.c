@@ -274,12 +274,14 @@ static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_
 void tracer_summary(struct tracer *t, FILE *out)
 {
 	uint64_t lost, stub_dropped, rejected, events = atomic_load(&t->events);
+	/* A guest stopped before ftrace_init made every one of its calls before it. */
+	uint64_t early = t->ftrace_init && t->ps.phase == PATCH_PHASE_EARLY ? events : t->early_events;
 
 	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
 	fprintf(out, "vmmtrace: trace: %llu events (%llu before ftrace_init, %llu after); "
 		"%zu slots held; %lu doorbells; %llu dropped (%llu by the stub, %llu lost); mode %s\n",
-		(unsigned long long)events, (unsigned long long)t->early_events,
-		(unsigned long long)(events - t->early_events), t->ps.held,
+		(unsigned long long)events, (unsigned long long)early,
+		(unsigned long long)(events - early), t->ps.held,
 		atomic_load(&t->doorbells), (unsigned long long)(stub_dropped + lost),
 		(unsigned long long)stub_dropped, (unsigned long long)lost,
 		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : t->cfg.mode == TRACE_EXIT ? "exit" : "overwrite");

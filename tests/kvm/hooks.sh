@@ -37,4 +37,7 @@ n=$(registrations "$TMPD/traced.err")
 check "traced boot: the tracer registered its readers (got $n)" eval "[ '$n' != none ] && [ '$n' -ge 2 ]"
 check "traced boot: the breakpoint reached the tracer through the debug-exit hook" \
 	grep -q "stopped at setup_arch (--stop-at) on vCPU 0" "$TMPD/traced.err"
+# Stopped long before ftrace_init: its one event counts as before it.
+check "traced boot: the summary counts start_kernel before ftrace_init" \
+	grep -q "trace: 1 events (1 before ftrace_init, 0 after)" "$TMPD/traced.err"
 finish

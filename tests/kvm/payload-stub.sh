@@ -21,10 +21,10 @@ args=(--cmdline "vt.a=$A vt.b=$B vt.irqon=$K")
 echo "== the image"
 "$VMMTRACE" symbols "$PAYLOAD" --slots >"$TMPD/slots" 2>"$TMPD/slots.err"
 for f in f_a f_b f_leaf f_irqon f_mark f_work f_nmi run_calls loop_cpu nmi_handler; do
-	check "slot of $f found, holding call __fentry__" grep -qE " $f e8 .* fentry$" "$TMPD/slots"
+	check "slot of $f found, holding call __fentry__" grep -qE " $f e8 .* original$" "$TMPD/slots"
 done
 check "ftrace_init has no slot (notrace, as in Linux)" eval "! grep -q ' ftrace_init ' '$TMPD/slots'"
-check "every slot holds call __fentry__" eval "! grep -vqE ' fentry$' '$TMPD/slots'"
+check "every slot holds call __fentry__" eval "! grep -vqE ' original$' '$TMPD/slots'"
 
 echo "== untraced boot"
 payload_boot plain "${args[@]}"
@@ -65,7 +65,7 @@ payload_boot all "${args[@]}" --trace '*' -o "$TMPD/all.trace"
 payload_ended all 0
 summary_clean all
 t="$TMPD/all.trace"
-nslots=$(grep -c ' fentry$' "$TMPD/slots")
+nslots=$(grep -c ' original$' "$TMPD/slots")
 check "all: every slot held ($(summary_field "$TMPD/all.err" 4) of $nslots)" [ "$(summary_field "$TMPD/all.err" 4)" = "$nslots" ]
 check "all: $A f_a, $B f_b, $B f_leaf" [ "$(trace_count "$t" f_a) $(trace_count "$t" f_b) $(trace_count "$t" f_leaf)" = "$A $B $B" ]
 check "all: bsp_main once, from startup_64" [ "$(trace_count "$t" bsp_main startup_64)" = 1 ]
