@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "vmm/cmd.h"
+#include "vmm/control-frame.h"
 #include "vmm/ctl-client.h"
 
 #define ATTACH_MAX_GLOBS 4096
@@ -138,7 +139,7 @@ int cmd_attach(int argc, char **argv)
 
 	if ((rc = attach_parse(argc, argv, &o)))
 		return rc < 0 ? EXIT_OK : rc;
-	len = ctl_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
+	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
 	if (len < 0)
 		return attach_fail("the patterns are too long together", NULL);
 	if (o.output && !(out = fopen(o.output, "w")))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vmm/cmd.h"
+#include "vmm/control-frame.h"
 #include "vmm/ctl-client.h"
 
 static int control_run(const char *name, int argc, char **argv, uint16_t type, int globs)
@@ -23,7 +24,7 @@ static int control_run(const char *name, int argc, char **argv, uint16_t type, i
 		return EXIT_BAD_INPUT;
 	}
 	if (globs) {
-		len = ctl_pack_patterns(payload, sizeof(payload), (const char **)argv + 2, argc - 2, NULL, 0);
+		len = ctl_frame_pack_patterns(payload, sizeof(payload), (const char **)argv + 2, argc - 2, NULL, 0);
 		if (len < 0) {
 			fprintf(stderr, "vmmtrace %s: the patterns are too long together\n", name);
 			return EXIT_BAD_INPUT;
