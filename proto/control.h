@@ -5,7 +5,10 @@
  * `length` payload bytes; every request gets one VT_CTL_REPLY (status 0 or
  * -errno, payload: text). After a successful ATTACH the server also sends
  * VT_CTL_EVENTS messages (payload: trace text) until the client's own
- * DETACH is answered with VT_CTL_END.
+ * DETACH is answered with VT_CTL_END. A header with another magic or
+ * version, or a request longer than VT_CTL_MAX_PAYLOAD, gets an error reply
+ * and the connection closes: a byte stream cannot be resynchronized.
+ * Fields are in host byte order, as both ends run on the one host.
  */
 #ifndef PROTO_CONTROL_H
 #define PROTO_CONTROL_H

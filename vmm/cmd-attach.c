@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "vmm/cmd.h"
+#include "vmm/control-frame.h"
 #include "vmm/ctl-client.h"
 
 #define ATTACH_MAX_GLOBS 4096
@@ -37,12 +38,6 @@ struct attach_opts {
 	double duration;
 };
 
-static int attach_fail(const char *what, const char *arg)
-{
-	fprintf(stderr, "vmmtrace attach: %s%s%s\n", what, arg ? " " : "", arg ? arg : "");
-	return EXIT_BAD_INPUT;
-}
-
 static int attach_parse(int argc, char **argv, struct attach_opts *o)
 {
 	static const struct option longopts[] = {
@@ -61,7 +56,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		case 't':
 		case 'N':
 			if ((c == 't' ? o->ninc : o->nexc) == ATTACH_MAX_GLOBS)
-				return attach_fail("too many patterns at", optarg);
+				return cmd_fail("attach", EXIT_BAD_INPUT, "too many patterns at %s", optarg);
 			if (c == 't')
 				o->inc[o->ninc++] = optarg;
 			else
@@ -71,16 +66,19 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		case 'd':
 			o->duration = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->duration > 0) || o->duration > 1e9)
-				return attach_fail("--duration must be a positive number of seconds, not", optarg);
+				return cmd_fail("attach", EXIT_BAD_INPUT,
+						"--duration must be a positive number of seconds, not %s", optarg);
 			break;
 		case 'h': fputs(attach_usage, stdout); return -1;
-		default: return attach_fail("unknown or incomplete option", argv[optind - 1]);
+		default:
+			return cmd_fail("attach", EXIT_BAD_INPUT, "unknown or incomplete option %s",
+					argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return attach_fail("expected exactly one SOCKET argument (see --help)", NULL);
+		return cmd_fail("attach", EXIT_BAD_INPUT, "expected exactly one SOCKET argument (see --help)");
 	if (!o->ninc)
-		return attach_fail("at least one --trace GLOB is needed", NULL);
+		return cmd_fail("attach", EXIT_BAD_INPUT, "at least one --trace GLOB is needed");
 	o->socket = argv[optind];
 	return 0;
 }
@@ -112,17 +110,14 @@ static int attach_stream(int fd, FILE *out, double deadline)
 			continue;
 		if ((rc = ctl_recv(fd, &h, buf, sizeof(buf))))
 			break;
-		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length) {
-			fprintf(stderr, "vmmtrace attach: cannot write the trace: %s\n", strerror(errno));
-			return EXIT_FAILURE_RUN;
-		}
-		if (h.type == VT_CTL_REPLY && h.status)
-			fprintf(stderr, "vmmtrace attach: %s\n", buf);
+		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length)
+			return cmd_fail("attach", EXIT_FAILURE_RUN, "cannot write the trace: %s", strerror(errno));
+		if (h.type == VT_CTL_REPLY && h.status)	/* said, but the window goes on */
+			cmd_fail("attach", 0, "%s", buf);
 		if (h.type == VT_CTL_END)
 			return fflush(out) ? EXIT_FAILURE_RUN : EXIT_OK;
 	}
-	fprintf(stderr, "vmmtrace attach: the guest's control socket closed before the trace ended\n");
-	return EXIT_FAILURE_RUN;
+	return cmd_fail("attach", EXIT_FAILURE_RUN, "the guest's control socket closed before the trace ended");
 }
 
 int cmd_attach(int argc, char **argv)
@@ -138,27 +133,25 @@ int cmd_attach(int argc, char **argv)
 
 	if ((rc = attach_parse(argc, argv, &o)))
 		return rc < 0 ? EXIT_OK : rc;
-	len = ctl_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
+	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
 	if (len < 0)
-		return attach_fail("the patterns are too long together", NULL);
+		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
 	if (o.output && !(out = fopen(o.output, "w")))
-		return attach_fail("cannot open output", o.output);
+		return cmd_fail("attach", EXIT_BAD_INPUT, "cannot open output '%s': %s", o.output, strerror(errno));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fd = ctl_connect(o.socket, &err);
-	if (fd < 0) {
-		fprintf(stderr, "vmmtrace attach: %s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	if (fd < 0)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
 	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
 	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
 		if (h.type == VT_CTL_EVENTS)
 			fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {
-		fprintf(stderr, "vmmtrace attach: %s\n", rc ? "no reply from the control socket" : reply);
 		close(fd);
-		return rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN;
+		return cmd_fail("attach", rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
+				"%s", rc ? "no reply from the control socket" : reply);
 	}
 	fprintf(stderr, "vmmtrace attach: %s\n", reply);
 	rc = attach_stream(fd, out, o.duration ? attach_now() + o.duration : 0);

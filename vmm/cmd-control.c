@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vmm/cmd.h"
+#include "vmm/control-frame.h"
 #include "vmm/ctl-client.h"
 
 static int control_run(const char *name, int argc, char **argv, uint16_t type, int globs)
@@ -11,32 +12,29 @@ static int control_run(const char *name, int argc, char **argv, uint16_t type, i
 	static char reply[VT_CTL_MAX_PAYLOAD + 1];
 	char payload[VT_CTL_MAX_PAYLOAD];
 	struct errbuf err;
+	const char *args = globs ? " [GLOB...]" : "";
 	int len = 0, status = 0;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || argv[1][0] == '-') {
-		fprintf(argc >= 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
-			"usage: vmmtrace %s SOCKET%s\n", name, globs ? " [GLOB...]" : "");
-		return argc >= 2 && !strcmp(argv[1], "--help") ? EXIT_OK : EXIT_BAD_INPUT;
+	if (argc >= 2 && !strcmp(argv[1], "--help")) {
+		printf("usage: vmmtrace %s SOCKET%s\n", name, args);
+		return EXIT_OK;
 	}
-	if (!globs && argc > 2) {
-		fprintf(stderr, "vmmtrace %s: unexpected argument '%s'\n", name, argv[2]);
-		return EXIT_BAD_INPUT;
-	}
+	if (argc < 2)
+		return cmd_fail(name, EXIT_BAD_INPUT, "SOCKET is missing; usage: vmmtrace %s SOCKET%s", name, args);
+	if (argv[1][0] == '-')
+		return cmd_fail(name, EXIT_BAD_INPUT, "unknown option '%s'; usage: vmmtrace %s SOCKET%s",
+				argv[1], name, args);
+	if (!globs && argc > 2)
+		return cmd_fail(name, EXIT_BAD_INPUT, "unexpected argument '%s'", argv[2]);
 	if (globs) {
-		len = ctl_pack_patterns(payload, sizeof(payload), (const char **)argv + 2, argc - 2, NULL, 0);
-		if (len < 0) {
-			fprintf(stderr, "vmmtrace %s: the patterns are too long together\n", name);
-			return EXIT_BAD_INPUT;
-		}
+		len = ctl_frame_pack_patterns(payload, sizeof(payload), (const char **)argv + 2, argc - 2, NULL, 0);
+		if (len < 0)
+			return cmd_fail(name, EXIT_BAD_INPUT, "the patterns are too long together");
 	}
-	if (ctl_request(argv[1], type, payload, len, reply, sizeof(reply), &status, &err)) {
-		fprintf(stderr, "vmmtrace %s: %s\n", name, err.msg);
-		return EXIT_BAD_INPUT;
-	}
-	if (status) {
-		fprintf(stderr, "vmmtrace %s: %s\n", name, reply);
-		return EXIT_BAD_INPUT;
-	}
+	if (ctl_request(argv[1], type, payload, len, reply, sizeof(reply), &status, &err))
+		return cmd_fail(name, EXIT_BAD_INPUT, "%s", err.msg);
+	if (status)
+		return cmd_fail(name, EXIT_BAD_INPUT, "%s", reply);
 	fputs(reply, stdout);
 	if (reply[0] && reply[strlen(reply) - 1] != '\n')
 		putchar('\n');

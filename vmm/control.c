@@ -15,6 +15,7 @@
 
 #include "proto/control.h"
 #include "vmm/control.h"
+#include "vmm/control-frame.h"
 #include "vmm/filter.h"
 #include "vmm/log.h"
 #include "vmm/tracer.h"
@@ -27,10 +28,7 @@
 
 struct ctl_conn {
 	int fd;
-	struct vt_ctl_hdr hdr;
-	size_t hdr_got;
-	char *payload;
-	size_t pay_got;
+	struct ctl_frame in;
 	uint64_t partial_since;
 	int closing;			/* close once the queue is sent */
 	pthread_mutex_t lock;		/* out: the consumer appends events */
@@ -65,16 +63,17 @@ static uint64_t ctl_now(void)
 /* Queues one message; safe from any thread. */
 static int ctl_queue(struct ctl_conn *c, uint16_t type, int32_t status, const void *p, size_t len)
 {
-	struct vt_ctl_hdr h = { VT_CTL_MAGIC, VT_CTL_VERSION, type, (uint32_t)len, status };
+	size_t need;
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->out_len + sizeof(h) + len > CTL_MAX_QUEUED) {
+	need = c->out_len + CTL_FRAME_HDR_LEN + len;
+	if (need > CTL_MAX_QUEUED) {
 		c->lost_bytes += len;
 		rc = -ENOBUFS;
 	} else {
-		if (c->out_len + sizeof(h) + len > c->out_cap) {
-			size_t cap = (c->out_len + sizeof(h) + len) * 2;
+		if (need > c->out_cap) {
+			size_t cap = need * 2;
 			char *n = realloc(c->out, cap);
 
 			if (!n) {
@@ -84,9 +83,7 @@ static int ctl_queue(struct ctl_conn *c, uint16_t type, int32_t status, const vo
 			c->out = n;
 			c->out_cap = cap;
 		}
-		memcpy(c->out + c->out_len, &h, sizeof(h));
-		memcpy(c->out + c->out_len + sizeof(h), p, len);
-		c->out_len += sizeof(h) + len;
+		c->out_len += ctl_frame_encode(c->out + c->out_len, type, status, p, (uint32_t)len);
 	}
 	pthread_mutex_unlock(&c->lock);
 	(void)!write(c->ctl->wake[1], "", 1);
@@ -117,34 +114,31 @@ static ssize_t ctl_events_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
-/* NUL-separated patterns from an untrusted payload into a filter. */
+/*
+ * The request's patterns into a filter. A bad one gets its reply here and
+ * leaves nothing to destroy: the patterns before it are dropped too.
+ */
 static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 {
 	struct errbuf err;
-	size_t off = 0, len = c->hdr.length;
+	const char *p;
+	size_t off = 0;
 	int rc;
 
 	filter_init(f);
-	if (len && c->payload[len - 1]) {
-		ctl_replyf(c, -EINVAL, "malformed request: patterns must be NUL-terminated");
-		return -EINVAL;
-	}
-	while (off < len) {
-		const char *p = c->payload + off;
-		size_t n = strlen(p);
-
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)p[i] < 0x21 || (unsigned char)p[i] > 0x7e) {
-				ctl_replyf(c, -EINVAL, "malformed request: pattern with a control or space character");
-				return -EINVAL;
-			}
-		if (n && (rc = filter_add(f, p, &err))) {
+	while ((rc = ctl_frame_next_pattern(c->in.payload, c->in.hdr.length, &off, &p)) > 0) {
+		if ((rc = filter_add(f, p, &err))) {
 			ctl_replyf(c, rc, "bad pattern: %s", err.msg);
+			filter_destroy(f);
 			return rc;
 		}
-		off += n + 1;
 	}
-	return 0;
+	if (rc) {
+		ctl_replyf(c, -EINVAL, "malformed request: %s", rc == -EBADMSG ?
+			   "patterns must be NUL-terminated" : "pattern with a control or space character");
+		filter_destroy(f);
+	}
+	return rc;
 }
 
 static void ctl_attach(struct ctl_conn *c)
@@ -235,7 +229,7 @@ static void ctl_status(struct ctl_conn *c)
 
 static void ctl_handle(struct ctl_conn *c)
 {
-	switch (c->hdr.type) {
+	switch (c->in.hdr.type) {
 	case VT_CTL_ATTACH: ctl_attach(c); break;
 	case VT_CTL_DETACH_SELF: ctl_detach_self(c); break;
 	case VT_CTL_DETACH: ctl_detach(c); break;
@@ -248,7 +242,7 @@ static void ctl_handle(struct ctl_conn *c)
 		vm_stop(c->ctl->vm, NULL, VM_STOP_REQUESTED, "stopped by 'vmmtrace stop'");
 		break;
 	default:
-		ctl_replyf(c, -EINVAL, "unknown request type %u", c->hdr.type);
+		ctl_replyf(c, -EINVAL, "unknown request type %u", c->in.hdr.type);
 		break;
 	}
 }
@@ -262,7 +256,7 @@ static void ctl_conn_free(struct control *ctl, unsigned i)
 		tracer_client_free(c->client);
 	}
 	close(c->fd);
-	free(c->payload);
+	ctl_frame_destroy(&c->in);
 	free(c->out);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -288,6 +282,7 @@ static void ctl_accept(struct control *ctl)
 	}
 	c->fd = fd;
 	c->ctl = ctl;
+	ctl_frame_init(&c->in);
 	pthread_mutex_init(&c->lock, NULL);
 	ctl->conns[i] = c;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
@@ -297,62 +292,51 @@ static void ctl_accept(struct control *ctl)
 	}
 }
 
-/* Reads what is there; handles each complete request. Returns -1 to close. */
+/* A request the framing refuses: the reply says why; -1 to close at once. */
+static int ctl_refuse(struct ctl_conn *c, int err)
+{
+	if (err == -ENOMEM)
+		return -1;
+	if (err == -EMSGSIZE)
+		ctl_replyf(c, -EMSGSIZE, "request of %u bytes exceeds the limit of %u",
+			   c->in.hdr.length, VT_CTL_MAX_PAYLOAD);
+	else
+		ctl_replyf(c, -EPROTO, "not a vmmtrace control request (bad magic or version)");
+	c->closing = 1;
+	return 0;
+}
+
+/*
+ * Reads what is there; handles each complete request. Never reads past the
+ * request at hand: bytes after a refused one stay unread, and the parser
+ * takes all that was read. Returns -1 to close.
+ */
 static int ctl_read(struct ctl_conn *c)
 {
-	for (;;) {
-		ssize_t n;
+	char buf[4096];
 
-		if (c->hdr_got < sizeof(c->hdr)) {
-			n = read(c->fd, (char *)&c->hdr + c->hdr_got, sizeof(c->hdr) - c->hdr_got);
-		} else {
-			n = c->hdr.length - c->pay_got;
-			n = n ? read(c->fd, c->payload + c->pay_got, n) : 0;
-			if (!c->hdr.length)
-				goto complete;
-		}
+	for (;;) {
+		size_t want = ctl_frame_want(&c->in), used;
+		ssize_t n = read(c->fd, buf, want < sizeof(buf) ? want : sizeof(buf));
+		int rc;
+
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -1;
 		if (n == 0) {
-			if (c->hdr_got || c->pay_got)
+			if (ctl_frame_partial(&c->in))
 				ctl_replyf(c, -EPROTO, "truncated request: the connection ended mid-message");
 			c->closing = 1;
 			return 0;
 		}
 		if (!c->partial_since)
 			c->partial_since = ctl_now();
-		if (c->hdr_got < sizeof(c->hdr)) {
-			c->hdr_got += n;
-			if (c->hdr_got < sizeof(c->hdr))
-				continue;
-			if (c->hdr.magic != VT_CTL_MAGIC || c->hdr.version != VT_CTL_VERSION) {
-				ctl_replyf(c, -EPROTO, "not a vmmtrace control request (bad magic or version)");
-				c->closing = 1;
-				return 0;
-			}
-			if (c->hdr.length > VT_CTL_MAX_PAYLOAD) {
-				ctl_replyf(c, -EMSGSIZE, "request of %u bytes exceeds the limit of %u",
-					   c->hdr.length, VT_CTL_MAX_PAYLOAD);
-				c->closing = 1;
-				return 0;
-			}
-			free(c->payload);
-			c->payload = malloc(c->hdr.length + 1);
-			c->pay_got = 0;
-			if (!c->payload)
-				return -1;
-			if (c->hdr.length)
-				continue;
-		} else {
-			c->pay_got += n;
-			if (c->pay_got < c->hdr.length)
-				continue;
+		rc = ctl_frame_feed(&c->in, buf, n, &used);
+		if (rc < 0)
+			return ctl_refuse(c, rc);
+		if (rc) {
+			ctl_handle(c);
+			c->partial_since = 0;
 		}
-complete:
-		c->payload[c->hdr.length] = 0;
-		ctl_handle(c);
-		c->hdr_got = c->pay_got = 0;
-		c->partial_since = 0;
 	}
 }
 

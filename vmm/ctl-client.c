@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "vmm/control-frame.h"
 #include "vmm/ctl-client.h"
 
 int ctl_connect(const char *path, struct errbuf *err)
@@ -63,10 +65,14 @@ static int read_all(int fd, void *buf, size_t len)
 
 int ctl_send(int fd, uint16_t type, int32_t status, const void *payload, uint32_t len)
 {
-	struct vt_ctl_hdr h = { VT_CTL_MAGIC, VT_CTL_VERSION, type, len, status };
-	int rc = write_all(fd, &h, sizeof(h));
+	char *msg = malloc(CTL_FRAME_HDR_LEN + len);
+	int rc;
 
-	return rc ? rc : write_all(fd, payload, len);
+	if (!msg)
+		return -ENOMEM;
+	rc = write_all(fd, msg, ctl_frame_encode(msg, type, status, payload, len));
+	free(msg);
+	return rc;
 }
 
 int ctl_recv(int fd, struct vt_ctl_hdr *hdr, char *buf, size_t max)
@@ -77,7 +83,7 @@ int ctl_recv(int fd, struct vt_ctl_hdr *hdr, char *buf, size_t max)
 
 	if ((rc = read_all(fd, hdr, sizeof(*hdr))))
 		return rc;
-	if (hdr->magic != VT_CTL_MAGIC || hdr->version != VT_CTL_VERSION)
+	if (ctl_frame_check_hdr(hdr))
 		return -EPROTO;
 	keep = hdr->length < max - 1 ? hdr->length : max - 1;
 	if ((rc = read_all(fd, buf, keep)))
@@ -115,23 +121,4 @@ int ctl_request(const char *path, uint16_t type, const void *payload, uint32_t l
 			       rc == -EPROTO ? "not a vmmtrace control socket" : "connection closed");
 	*status = h.status;
 	return 0;
-}
-
-int ctl_pack_patterns(char *buf, size_t max, const char **inc, unsigned ninc,
-		      const char **exc, unsigned nexc)
-{
-	size_t off = 0;
-
-	for (unsigned i = 0; i < ninc + nexc; i++) {
-		const char *p = i < ninc ? inc[i] : exc[i - ninc];
-		size_t n = strlen(p) + (i >= ninc) + 1;
-
-		if (off + n > max)
-			return -E2BIG;
-		if (i >= ninc)
-			buf[off++] = '!';
-		memcpy(buf + off, p, strlen(p) + 1);
-		off += strlen(p) + 1;
-	}
-	return (int)off;
 }

@@ -13,14 +13,12 @@ int ctl_connect(const char *path, struct errbuf *err);
 int ctl_send(int fd, uint16_t type, int32_t status, const void *payload, uint32_t len);
 /*
  * Reads one message; the payload (at most max bytes, NUL-terminated) goes
- * to buf. Returns 0, -EPIPE when the server closed, -EPROTO on garbage.
+ * to buf. Returns 0, -EPIPE when the server closed, -EPROTO on garbage (a
+ * header that ctl_frame_check_hdr refuses).
  */
 int ctl_recv(int fd, struct vt_ctl_hdr *hdr, char *buf, size_t max);
 /* One request, one reply (text in reply, its status in *status); 0 or -errno. */
 int ctl_request(const char *path, uint16_t type, const void *payload, uint32_t len,
 		char *reply, size_t max, int *status, struct errbuf *err);
-/* Packs patterns NUL-separated; excludes get a leading '!'. Returns the length or -E2BIG. */
-int ctl_pack_patterns(char *buf, size_t max, const char **inc, unsigned ninc,
-		      const char **exc, unsigned nexc);
 
 #endif
