@@ -19,11 +19,14 @@ endif
 CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
 LIBS   := -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread
 
-# Pure per-arch encoders are built for every arch (vmmtrace encode --arch);
-# everything else under arch/ only for the host arch.
-ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/slot*.c))
-ARCH_HOST_SRC := $(filter-out $(ARCH_PURE_SRC),$(sort $(wildcard arch/$(HOSTARCH)/*.c)))
-VMM_SRC       := $(filter-out vmm/main.c,$(sort $(wildcard vmm/*.c)))
+# arch/ holds the pure per-arch slot encodings, built for every arch
+# (vmmtrace encode --arch). vmm/ is grouped by layer; the host-arch VMM code
+# (vmm/$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
+# Dependencies point down the layers: scripts/check-layering.sh.
+ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/*.c))
+VMM_LAYERS    := cli control trace image kvm devices util
+VMM_SRC       := $(filter-out vmm/cli/main.c,$(sort $(foreach l,$(VMM_LAYERS),$(wildcard vmm/$(l)/*.c))))
+ARCH_HOST_SRC := $(sort $(wildcard vmm/$(HOSTARCH)/*.c))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
 LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 # The guest stub is freestanding code that runs inside the guest; its rules
@@ -48,7 +51,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(O)/vmm/main.o $(LIB)
+$(BIN): $(O)/vmm/cli/main.o $(LIB)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
 
 $(O)/tests/%: tests/%.c $(LIB)

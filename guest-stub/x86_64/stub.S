@@ -70,7 +70,7 @@ vt_stub_entry:
 	addq	%rsi, %rcx			/* rcx: the record */
 	movl	$0, VT_REC_COMMIT(%rcx)		/* overwrite mode: torn until committed */
 	movq	%rdx, %rsi
-	rdtsc					/* after the reservation: see vmm/trace-buf.h */
+	rdtsc					/* after the reservation: see vmm/trace/trace-buf.h */
 	shlq	$32, %rdx
 	orq	%rdx, %rax
 	movq	%rax, VT_REC_TSC(%rcx)

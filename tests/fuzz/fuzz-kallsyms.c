@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "tests/fuzz/kallsyms-gen.h"
-#include "vmm/kallsyms.h"
-#include "vmm/sysmap.h"
+#include "vmm/image/kallsyms.h"
+#include "vmm/image/sysmap.h"
 
 static void use_table(struct symtab *tab)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/kallsyms.h"
+#include "vmm/image/kallsyms.h"
 
 #define KGEN_VA    0xffffffff82000000ULL	/* where the generated section lives */
 #define KGEN_STEXT 0xffffffff81000000ULL	/* _stext, the decoder's anchor */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The VM core knows the tracer only through the hooks the tracer registers
-# (vmm/vm.h, struct vm_hooks): a boot without tracing must pay nothing for
+# (vmm/kvm/vm.h, struct vm_hooks): a boot without tracing must pay nothing for
 # it. Checked through the liburcu reader registrations that `-v` counts at
 # the end: none for a plain boot (stopped with SIGINT once the kernel
 # printed), some (the vCPU, the consumer) once the tracer is there.

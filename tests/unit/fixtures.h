@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vmm/decompress.h"
+#include "vmm/image/decompress.h"
 
 /* Where the fixture ELF's segments live: the kernel's own layout. */
 #define FX_TEXT_VADDR	0xffffffff81000000ull

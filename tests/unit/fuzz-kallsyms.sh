@@ -14,8 +14,8 @@ mkdir -p "$dir/corpus-kallsyms" "$TMPD/seeds"
 cd "$TOP" || exit 1
 check "fuzz target builds" clang -g -O1 -std=c11 -D_GNU_SOURCE -I. \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	tests/fuzz/fuzz-kallsyms.c vmm/kallsyms.c vmm/kallsyms-layout.c vmm/symtab.c \
-	vmm/sysmap.c vmm/elf.c vmm/error.c vmm/util.c -o "$dir/fuzz-kallsyms"
+	tests/fuzz/fuzz-kallsyms.c vmm/image/kallsyms.c vmm/image/kallsyms-layout.c vmm/image/symtab.c \
+	vmm/image/sysmap.c vmm/image/elf.c vmm/util/error.c vmm/util/util.c -o "$dir/fuzz-kallsyms"
 check "seed writer builds" cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. \
 	tests/fuzz/kallsyms-seeds.c -o "$dir/kallsyms-seeds"
 check "seeds written" "$dir/kallsyms-seeds" "$TMPD/seeds"

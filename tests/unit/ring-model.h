@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/ring.h"
+#include "vmm/trace/ring.h"
 
 /* ---- guarded shared memory ------------------------------------------- */
 

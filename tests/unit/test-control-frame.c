@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control socket's framing (vmm/control-frame.c) without a socket: what
+ * The control socket's framing (vmm/control/control-frame.c) without a socket: what
  * the server makes of untrusted bytes however a read splits them, checked
  * against a plain reading of proto/control.h; and the pattern list that
  * ATTACH and DETACH carry, as the server reads it.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/control-frame.h"
+#include "vmm/control/control-frame.h"
 
 #define HDR CTL_FRAME_HDR_LEN
 #define MAXMSG 64

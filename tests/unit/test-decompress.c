@@ -11,7 +11,7 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
-#include "vmm/decompress.h"
+#include "vmm/image/decompress.h"
 
 #define MAX_OUT (256u << 20)
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/filter.h"
+#include "vmm/trace/filter.h"
 
 static const char *const names[] = {
 	"sys_nanosleep", "hrtimer_interrupt", "hrtimer_start", "hrtimer_start_range_ns",

@@ -12,8 +12,8 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
-#include "vmm/elf.h"
-#include "vmm/image.h"
+#include "vmm/image/elf.h"
+#include "vmm/image/image.h"
 
 #define TEXT_SIZE (64u << 10)
 

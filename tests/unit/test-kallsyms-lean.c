@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/image.h"
-#include "vmm/kallsyms.h"
-#include "vmm/mcount.h"
-#include "vmm/sysmap.h"
+#include "vmm/image/image.h"
+#include "vmm/image/kallsyms.h"
+#include "vmm/image/mcount.h"
+#include "vmm/image/sysmap.h"
 
 static char lean[4096];
 

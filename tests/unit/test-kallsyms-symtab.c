@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/symtab.h"
+#include "vmm/image/symtab.h"
 
 static void add(struct symtab *t, uint64_t addr, char type, const char *name)
 {

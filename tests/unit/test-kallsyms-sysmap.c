@@ -5,8 +5,8 @@
 
 #include "arch/slot.h"
 #include "tests/unit/check.h"
-#include "vmm/mcount.h"
-#include "vmm/sysmap.h"
+#include "vmm/image/mcount.h"
+#include "vmm/image/sysmap.h"
 
 static int parse(const char *text, struct symtab *t, struct errbuf *err)
 {

@@ -12,7 +12,7 @@
 
 #include "tests/fuzz/kallsyms-gen.h"
 #include "tests/unit/check.h"
-#include "vmm/kallsyms.h"
+#include "vmm/image/kallsyms.h"
 
 #define MAXSYMS 3000
 

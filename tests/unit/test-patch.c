@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slot patcher's phase machine (vmm/patch.c), driven the way the tracer
+ * The slot patcher's phase machine (vmm/trace/patch.c), driven the way the tracer
  * drives it (tracer-client.c: want/unwant, then patch_sync with every vCPU
  * paused; tracer-run.c: patch_restore_all when the guest enters ftrace_init,
  * RUNNING once it returns, patch_drop_init when it frees its init text) over
@@ -17,11 +17,11 @@
 #include "arch/slot.h"
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
-#include "vmm/elf.h"
-#include "vmm/filter.h"
-#include "vmm/mcount.h"
-#include "vmm/patch.h"
-#include "vmm/symtab.h"
+#include "vmm/image/elf.h"
+#include "vmm/trace/filter.h"
+#include "vmm/image/mcount.h"
+#include "vmm/trace/patch.h"
+#include "vmm/image/symtab.h"
 
 #define TEXT_SIZE 0x4000u
 #define V FX_TEXT_VADDR

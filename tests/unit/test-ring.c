@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host's ring consumer (vmm/ring.c) against what a guest can put in the
+ * The host's ring consumer (vmm/trace/ring.c) against what a guest can put in the
  * shared memory: garbage, torn records, headers that go backwards or far
  * ahead, commit markers of other laps, unknown flag bits, a lossless ring
  * whose tail the guest rewrote, and a producer that laps the reader. The guest is untrusted, so the reader must
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/ring.h"
+#include "vmm/trace/ring.h"
 #include "tests/unit/ring-model.h"
 
 /* The guards work: a child that reads one byte past either end dies of SIGSEGV. */

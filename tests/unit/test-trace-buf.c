@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The event buffer between the rings and the output (vmm/trace-buf.c):
+ * The event buffer between the rings and the output (vmm/trace/trace-buf.c):
  * events of several rings merged by timestamp up to a watermark, hostile
  * timestamps, growth past the first allocation, and rings drained into it
  * as the tracer wires them.
@@ -11,8 +11,8 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/ring-model.h"
-#include "vmm/ring.h"
-#include "vmm/trace-buf.h"
+#include "vmm/trace/ring.h"
+#include "vmm/trace/trace-buf.h"
 
 struct emitted {
 	struct ring_event ev[64];	/* the first 64 */

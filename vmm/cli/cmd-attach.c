@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vmmtrace attach: trace a running guest through its control socket, then detach. */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmm/cli/cmd.h"
+#include "vmm/control/control-frame.h"
+#include "vmm/control/ctl-client.h"
+
+#define ATTACH_MAX_GLOBS 4096
+
+static const char attach_usage[] =
+	"usage: vmmtrace attach SOCKET --trace GLOB [--trace GLOB]... [options]\n"
+	"  --trace GLOB       trace the functions matching GLOB (repeatable)\n"
+	"  --notrace GLOB     but not these (repeatable)\n"
+	"  -o, --output FILE  write the trace to FILE (default: stdout)\n"
+	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
+
+static volatile sig_atomic_t attach_stop;
+
+static void attach_on_signal(int sig)
+{
+	(void)sig;
+	attach_stop = 1;
+}
+
+struct attach_opts {
+	const char *socket, *output;
+	const char *inc[ATTACH_MAX_GLOBS], *exc[ATTACH_MAX_GLOBS];
+	unsigned ninc, nexc;
+	double duration;
+};
+
+static int attach_parse(int argc, char **argv, struct attach_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' }, { "notrace", required_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+		case 'N':
+			if ((c == 't' ? o->ninc : o->nexc) == ATTACH_MAX_GLOBS)
+				return cmd_fail("attach", EXIT_BAD_INPUT, "too many patterns at %s", optarg);
+			if (c == 't')
+				o->inc[o->ninc++] = optarg;
+			else
+				o->exc[o->nexc++] = optarg;
+			break;
+		case 'o': o->output = optarg; break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->duration > 0) || o->duration > 1e9)
+				return cmd_fail("attach", EXIT_BAD_INPUT,
+						"--duration must be a positive number of seconds, not %s", optarg);
+			break;
+		case 'h': fputs(attach_usage, stdout); return -1;
+		default:
+			return cmd_fail("attach", EXIT_BAD_INPUT, "unknown or incomplete option %s",
+					argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "expected exactly one SOCKET argument (see --help)");
+	if (!o->ninc)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "at least one --trace GLOB is needed");
+	o->socket = argv[optind];
+	return 0;
+}
+
+static double attach_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Copies events to out until the server says END; returns 0 or an exit status. */
+static int attach_stream(int fd, FILE *out, double deadline)
+{
+	static char buf[VT_CTL_MAX_PAYLOAD + 1];
+	struct vt_ctl_hdr h;
+	int detaching = 0, rc;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (!detaching && (attach_stop || (deadline && attach_now() >= deadline))) {
+			if (ctl_send(fd, VT_CTL_DETACH_SELF, 0, "", 0))
+				break;
+			detaching = 1;
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if ((rc = ctl_recv(fd, &h, buf, sizeof(buf))))
+			break;
+		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length)
+			return cmd_fail("attach", EXIT_FAILURE_RUN, "cannot write the trace: %s", strerror(errno));
+		if (h.type == VT_CTL_REPLY && h.status)	/* said, but the window goes on */
+			cmd_fail("attach", 0, "%s", buf);
+		if (h.type == VT_CTL_END)
+			return fflush(out) ? EXIT_FAILURE_RUN : EXIT_OK;
+	}
+	return cmd_fail("attach", EXIT_FAILURE_RUN, "the guest's control socket closed before the trace ended");
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = attach_on_signal };
+	static char reply[4096];
+	char payload[VT_CTL_MAX_PAYLOAD];
+	struct attach_opts o;
+	struct vt_ctl_hdr h;
+	struct errbuf err;
+	FILE *out = stdout;
+	int fd, len, rc;
+
+	if ((rc = attach_parse(argc, argv, &o)))
+		return rc < 0 ? EXIT_OK : rc;
+	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
+	if (len < 0)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
+	if (o.output && !(out = fopen(o.output, "w")))
+		return cmd_fail("attach", EXIT_BAD_INPUT, "cannot open output '%s': %s", o.output, strerror(errno));
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fd = ctl_connect(o.socket, &err);
+	if (fd < 0)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
+	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
+	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
+		if (h.type == VT_CTL_EVENTS)
+			fwrite(reply, 1, h.length, out);
+	if (rc || h.status) {
+		close(fd);
+		return cmd_fail("attach", rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
+				"%s", rc ? "no reply from the control socket" : reply);
+	}
+	fprintf(stderr, "vmmtrace attach: %s\n", reply);
+	rc = attach_stream(fd, out, o.duration ? attach_now() + o.duration : 0);
+	close(fd);
+	if (out != stdout && fclose(out))
+		rc = EXIT_FAILURE_RUN;
+	return rc;
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vmmtrace boot: run a kernel in a new VM until it reboots, powers off or fails. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/cli/cmd.h"
+#include "vmm/kvm/compat.h"
+#include "vmm/devices/console.h"
+#include "vmm/control/control.h"
+#include "vmm/image/image.h"
+#include "vmm/util/log.h"
+#include "vmm/devices/serial.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/util/util.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+#define BOOT_DEFAULT_MEM   (512ULL << 20)
+#define BOOT_MAX_MEM       (64ULL << 30)
+#define BOOT_MIN_MEM       (64ULL << 20)
+#define BOOT_MAX_INITRD    (1ULL << 30)
+#define BOOT_CMDLINE_MAX   4096
+#define BOOT_MAX_GLOBS     64
+#define BOOT_DEFAULT_BUFFER (256ULL << 10)
+
+struct boot_opts {
+	const char *kernel;
+	const char *initrd;
+	char cmdline_extra[BOOT_CMDLINE_MAX];
+	const char *cmdline_replace;
+	unsigned ncpus;
+	uint64_t mem;
+	enum compat_mode compat;
+	int verbose;
+	/* Tracing (active when at least one --trace is given). */
+	const char *trace[BOOT_MAX_GLOBS];
+	const char *notrace[BOOT_MAX_GLOBS];
+	struct tracer_config tcfg;
+	const char *console;
+	const char *control;
+};
+
+static const char boot_usage[] =
+	"usage: vmmtrace boot KERNEL [options]\n"
+	"  KERNEL                a bzImage (gzip/xz/zstd/lz4/lzma/bzip2 payload) or an ELF vmlinux\n"
+	"  --initrd FILE         initramfs to pass to the kernel\n"
+	"  --cmdline STR         append STR to the default kernel command line (repeatable)\n"
+	"  --cmdline-replace STR use STR as the whole command line instead\n"
+	"  --cpus N              number of vCPUs, 1 to 8 (default 1)\n"
+	"  --mem SIZE            guest memory, e.g. 512M or 2G; a plain number is MiB (default 512M)\n"
+	"  --compat auto|on|off  host-compatibility layer for software-assisted KVM (default auto)\n"
+	"  -v, --verbose         more detail on stderr (repeat for debug)\n"
+	"tracing (docs/TRACING.md):\n"
+	"  --trace GLOB          trace the functions matching GLOB (ftrace glob syntax; repeatable)\n"
+	"  --notrace GLOB        but not these (repeatable)\n"
+	"  -o, --output FILE     write the trace to FILE (default: stdout)\n"
+	"  --buffer-size SIZE    ring size per vCPU, e.g. 256K (default 256K)\n"
+	"  --mode MODE           lossless (default): never loses an event; overwrite: never exits\n"
+	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
+	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
+	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
+	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
+	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
+
+#define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 20;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 0: break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'B' || *end == 'b')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end || v > (BOOT_MAX_MEM >> shift))
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+static int boot_add_glob(struct boot_opts *o, int include, const char *glob)
+{
+	unsigned *n = include ? &o->tcfg.n_include : &o->tcfg.n_exclude;
+	const char **list = include ? o->trace : o->notrace;
+
+	if (*n == BOOT_MAX_GLOBS)
+		return -E2BIG;
+	list[(*n)++] = glob;
+	return 0;
+}
+
+static int boot_parse(int argc, char **argv, struct boot_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "cmdline-replace", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'n' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "compat", required_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "notrace", required_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "stop-at", required_argument, NULL, 's' },
+		{ "system-map", required_argument, NULL, 'S' },
+		{ "console", required_argument, NULL, 'O' },
+		{ "control", required_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	*o = (struct boot_opts){ .ncpus = 1, .mem = BOOT_DEFAULT_MEM, .compat = COMPAT_AUTO };
+	o->tcfg.include = o->trace;
+	o->tcfg.exclude = o->notrace;
+	o->tcfg.buffer_size = BOOT_DEFAULT_BUFFER;
+	o->tcfg.mode = TRACE_LOSSLESS;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+		case 'N':
+			if (boot_add_glob(o, c == 't', optarg))
+				return boot_fail("too many --trace/--notrace patterns (at most 64 each): '%s'", optarg);
+			break;
+		case 'o': o->tcfg.output = optarg; break;
+		case 'O': o->console = optarg; break;
+		case 'K': o->control = optarg; break;
+		case 's': o->tcfg.stop_at = optarg; break;
+		case 'S': o->tcfg.system_map = optarg; break;
+		case 'b':
+			if (parse_size(optarg, &o->tcfg.buffer_size) || o->tcfg.buffer_size < 4096 ||
+			    o->tcfg.buffer_size > (256ULL << 20))
+				return boot_fail("--buffer-size '%s' is not a size from 4K to 256M", optarg);
+			break;
+		case 'M':
+			if (!strcmp(optarg, "lossless"))
+				o->tcfg.mode = TRACE_LOSSLESS;
+			else if (!strcmp(optarg, "overwrite"))
+				o->tcfg.mode = TRACE_OVERWRITE;
+			else if (!strcmp(optarg, "exit"))
+				o->tcfg.mode = TRACE_EXIT;
+			else
+				return boot_fail("--mode must be lossless, overwrite or exit, not '%s'", optarg);
+			break;
+		case 'i': o->initrd = optarg; break;
+		case 'C': o->cmdline_replace = optarg; break;
+		case 'c':
+			if (strlen(o->cmdline_extra) + strlen(optarg) + 2 > sizeof(o->cmdline_extra))
+				return boot_fail("--cmdline is too long (%s...)", "");
+			strcat(o->cmdline_extra, " ");
+			strcat(o->cmdline_extra, optarg);
+			break;
+		case 'n': {
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || n < 1 || n > VM_MAX_CPUS)
+				return boot_fail("--cpus must be between 1 and 8, not '%s'", optarg);
+			o->ncpus = (unsigned)n;
+			break;
+		}
+		case 'm':
+			if (parse_size(optarg, &o->mem))
+				return boot_fail("--mem '%s' is not a size up to 64G (e.g. 512M, 2G)", optarg);
+			if (o->mem < BOOT_MIN_MEM)	/* echo the user's spelling: 1K is not "0 MiB" */
+				return boot_fail("--mem %s is too small (at least %lluM)", optarg,
+						 BOOT_MIN_MEM >> 20);
+			if (o->mem & 4095)
+				return boot_fail("--mem %s is not a whole number of 4K pages", optarg);
+			break;
+		case 'k':
+			if (compat_parse_mode(optarg, &o->compat))
+				return boot_fail("--compat must be auto, on or off, not '%s'", optarg);
+			break;
+		case 'v': o->verbose++; break;
+		case 'h': fputs(boot_usage, stdout); return -1;
+		default:
+			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
+						      : "expected exactly one KERNEL argument");
+	o->kernel = argv[optind];
+	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.output))
+		return boot_fail("%s", "--notrace and -o need at least one --trace");
+	return 0;
+}
+
+static int read_initrd(const char *path, uint8_t **data, size_t *size, struct errbuf *err)
+{
+	int rc = util_read_file(path, BOOT_MAX_INITRD, data, size);
+
+	if (rc == -EINVAL || rc == -EFBIG)
+		return err_set(err, EINVAL, "initrd '%s' is not a regular file of at most 1 GiB", path);
+	if (rc == -ENOMEM)
+		return err_set(err, rc, "out of memory for initrd '%s'", path);
+	if (rc)
+		return err_set(err, rc, "cannot read initrd '%s': %s", path, strerror(-rc));
+	return 0;
+}
+
+/* The whole command line, however long: its length is checked against the kernel's limit later. */
+static char *boot_compose_cmdline(const struct boot_opts *o, int compat)
+{
+	char *buf = NULL;
+	int rc;
+
+	if (o->cmdline_replace)
+		rc = asprintf(&buf, "%s%s", o->cmdline_replace, o->cmdline_extra);
+	else
+		rc = asprintf(&buf, "%s%s%s%s", arch_default_cmdline(), compat ? " " : "",
+			      compat ? arch_compat_cmdline() : "", o->cmdline_extra);
+	return rc < 0 ? NULL : buf;
+}
+
+/* SIGINT/SIGTERM/SIGHUP are taken by vm_run's wait; the kick signal only by vCPUs. */
+static void boot_block_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Where the guest console goes: stdout, or stderr when the trace takes stdout. */
+static int boot_console_fd(const struct boot_opts *o)
+{
+	if (o->console)
+		return open(o->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return o->tcfg.n_include && !o->tcfg.output ? 2 : 1;
+}
+
+static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct kernel_image *img,
+			    struct tracer **t)
+{
+	struct errbuf err = { "" };
+	int rc;
+
+	*t = NULL;
+	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
+	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at)
+		return 0;
+	rc = tracer_create(t, vm, img, &o->tcfg, &err);
+	if (rc)
+		return cmd_fail("boot", rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT, "%s", err.msg);
+	return 0;
+}
+
+/* The process status for why the guest stopped (README, "Exit status"). */
+static int boot_exit_status(const struct vm *vm, enum vm_stop_reason reason)
+{
+	switch (reason) {
+	case VM_STOP_NONE:
+	case VM_STOP_GUEST_EXIT:
+	case VM_STOP_REQUESTED:
+		return EXIT_OK;
+	case VM_STOP_SIGNAL:
+		return EXIT_SIGNAL_BASE + vm->stop_signal;
+	case VM_STOP_GUEST_PANIC:
+		return EXIT_GUEST_PANIC;
+	case VM_STOP_TRIPLE_FAULT:
+		return EXIT_TRIPLE_FAULT;
+	case VM_STOP_KVM_INTERNAL:
+		return EXIT_KVM_INTERNAL;
+	case VM_STOP_HOST_FAILURE:
+	default:
+		return EXIT_FAILURE_RUN;
+	}
+}
+
+static void boot_report(const struct boot_opts *o, struct vm *vm, int status, int traced)
+{
+	if (status != EXIT_OK || traced || o->verbose)
+		fprintf(stderr, "vmmtrace: %s\n", vm->stop_msg);
+	if (o->verbose && vm->cfg.compat)
+		compat_report(&vm->compat, stderr);
+}
+
+static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
+		       const uint8_t *initrd, size_t initrd_size, char *cmdline)
+{
+	struct vm_config cfg = {
+		.kernel_path = o->kernel, .initrd_path = o->initrd, .cmdline = cmdline,
+		.ncpus = o->ncpus, .mem_size = o->mem, .compat = compat_resolve(o->compat),
+		.console_in_fd = 0, .console_out_fd = boot_console_fd(o),
+	};
+	struct errbuf err = { "" };
+	struct tracer *tracer = NULL;
+	struct control *control = NULL;
+	struct vm vm;
+	int status;
+
+	if (cfg.console_out_fd < 0)
+		return boot_fail("cannot open --console '%s': %s", o->console, strerror(errno));
+	log_info("compat layer %s; command line: %s", cfg.compat ? "on" : "off", cmdline);
+	if (vcpu_init_signals(&err) || vm_create(&vm, &cfg, &err))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	if (arch_vm_load(&vm, img, initrd, initrd_size, &err)) {
+		vm_destroy(&vm);
+		return boot_fail("%s: %s", o->kernel, err.msg);
+	}
+	if ((status = boot_trace_setup(o, &vm, img, &tracer)))
+		goto out;
+	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
+		status = cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+		goto out;
+	}
+	if (o->control && control_start(&control, &vm, tracer, o->control, &err)) {
+		status = boot_fail("%s", err.msg);
+		goto out;
+	}
+	console_input_start(&vm);
+	status = boot_exit_status(&vm, vm_run(&vm));
+	console_input_stop();
+	control_stop(control);
+	serial_flush(vm.serial);
+	boot_report(o, &vm, status, tracer != NULL);
+	if (tracer) {
+		if (tracer_finish(tracer, &err)) {
+			cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+			if (status == EXIT_OK)
+				status = EXIT_FAILURE_RUN;
+		}
+		tracer_summary(tracer, stderr);
+	}
+	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
+out:
+	vm_destroy(&vm);
+	tracer_destroy(tracer);
+	return status;
+}
+
+static int boot_run(const struct boot_opts *o, struct kernel_image *img,
+		    const uint8_t *initrd, size_t initrd_size)
+{
+	char *cmdline = boot_compose_cmdline(o, compat_resolve(o->compat));
+	int status;
+
+	if (!cmdline)
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
+	status = boot_run_vm(o, img, initrd, initrd_size, cmdline);
+	free(cmdline);
+	return status;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	struct boot_opts o;
+	struct kernel_image img;
+	struct errbuf err = { "" };
+	uint8_t *initrd = NULL;
+	size_t initrd_size = 0;
+	int rc;
+
+	rc = boot_parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
+	if (image_open(o.kernel, &img, &err))
+		return boot_fail("%s", err.msg);
+	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,
+		 img.is_bzimage ? "bzImage" : "ELF vmlinux", decompress_codec_name(img.codec),
+		 img.vmlinux_size);
+	if (o.initrd && read_initrd(o.initrd, &initrd, &initrd_size, &err)) {
+		image_close(&img);
+		return boot_fail("%s", err.msg);
+	}
+	boot_block_signals();
+	rc = boot_run(&o, &img, initrd, initrd_size);
+	free(initrd);
+	image_close(&img);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What generic code asks of the host architecture. Each arch/<arch>/
+ * implements it; the Makefile links the host's (HOSTARCH).
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/util/error.h"
+
+struct kernel_image;
+struct vcpu;
+struct vm;
+
+/* Host compatibility (vmm/kvm/compat.h): detection and the assists' names. */
+int arch_compat_detect(void);
+const char *arch_compat_assist_name(unsigned assist);
+
+/* Command line for the console and this class of host; compat adds more. */
+const char *arch_default_cmdline(void);
+const char *arch_compat_cmdline(void);
+
+/* In-kernel irqchip and timers, the guest-physical memory map. */
+int arch_vm_init(struct vm *vm, struct errbuf *err);
+/* Emulated devices at their arch addresses, and their removal (idempotent). */
+int arch_vm_add_devices(struct vm *vm, struct errbuf *err);
+void arch_vm_remove_devices(struct vm *vm);
+/* Kernel, initrd, boot parameters and boot-time tables into guest memory. */
+int arch_vm_load(struct vm *vm, const struct kernel_image *img,
+		 const uint8_t *initrd, size_t initrd_size, struct errbuf *err);
+int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err);
+
+/*
+ * An exit the generic loop does not handle (e.g. emulation failures).
+ * Returns 0 when handled and the vCPU may continue; otherwise it has asked
+ * the VM to stop with a diagnosis.
+ */
+int arch_vcpu_exit(struct vcpu *vcpu);
+/* Where a KVM_EXIT_DEBUG stopped the vCPU (the generic loop hands it on). */
+int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc);
+/* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
+void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
+
+/* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
+int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
+
+/* Tracing support. */
+struct slot_ops;
+/* The slot encodings of the host arch's guests. */
+const struct slot_ops *arch_slot_ops(void);
+/*
+ * Execution breakpoints (up to 4 guest-virtual addresses; n = 0 clears
+ * them), through KVM's guest debugging. Call from the vCPU's own thread
+ * or before it runs.
+ */
+int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n,
+			      struct errbuf *err);
+/* The vCPU's instruction pointer (a paused vCPU, or from its own thread). */
+int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc);
+/* At a function's first instruction: the stack pointer and the return address. */
+int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
+/* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
+int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
+/* The guest's timestamp counter now (the zero of trace timestamps). */
+int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest stub's home: VMM memory outside guest RAM holding the stub code
+ * (read-only, executable for the guest) and its rings (read-write, not
+ * executable), mapped into the guest kernel's address space by the arch.
+ */
+#ifndef VMM_STUB_H
+#define VMM_STUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/util/error.h"
+
+struct elf_image;
+struct symtab;
+struct vm;
+
+struct stub_region {
+	uint8_t *host;			/* the whole region in host memory */
+	uint64_t size;
+	uint64_t gpa;
+	uint8_t *code;			/* host view of the code page(s) */
+	uint64_t code_va;		/* guest VA: config block, then the entry */
+	uint8_t *data;			/* host view of the ring area */
+	uint64_t data_va;
+	uint64_t data_size;
+};
+
+/* The stub image embedded at build time (guest-stub/<arch>/). */
+extern const uint8_t vt_stub_blob[];
+extern const uint8_t vt_stub_blob_end[];
+
+/*
+ * Places the stub image and data_size bytes of ring memory in guest
+ * physical memory and maps them into the kernel's address space; needs the
+ * kernel loaded (it links into the kernel's own page tables).
+ */
+int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
+		      uint64_t data_size, struct stub_region *r, struct errbuf *err);
+void stub_region_free(struct stub_region *r);
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/image/elf.h"
+#include "vmm/trace/filter.h"
+#include "vmm/image/mcount.h"
+#include "vmm/trace/patch.h"
+#include "vmm/image/symtab.h"
+
+static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
+		     const struct mcount_slot *ms, const struct symtab *syms, struct errbuf *err)
+{
+	unsigned n = ps->ops->layout->slot_bytes;
+	struct patch_slot *s = &ps->slots[ps->count];
+	struct slot_err serr;
+	uint64_t pa;
+	int rc;
+
+	if (elf_vaddr_to_paddr(elf, ms->addr, &pa) || !(s->hva = mem->gpa_ptr(mem->opaque, pa, n)))
+		return err_set(err, EINVAL, "slot 0x%llx is outside the loaded kernel",
+			       (unsigned long long)ms->addr);
+	ps->ctx.slot_pc = ms->addr;
+	if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ORIGINAL)
+		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the compiler's call: not a fresh image",
+			       (unsigned long long)ms->addr, symtab_name(syms, ms->func));
+	rc = slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, &serr);
+	if (rc)
+		return err_set(err, -rc, "%s", serr.msg);
+	s->va = ms->addr;
+	memcpy(s->orig, s->hva, n);
+	s->name = symtab_name(syms, ms->func);
+	s->init = ms->init;
+	ps->count++;
+	return 0;
+}
+
+int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
+	       const struct mcount_table *mt, const struct symtab *syms,
+	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
+	       struct errbuf *err)
+{
+	int rc;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->ops = ops;
+	ps->ctx.original_target = fentry;
+	ps->ctx.our_target = stub_entry;
+	ps->slots = calloc(mt->count ? mt->count : 1, sizeof(*ps->slots));
+	if (!ps->slots)
+		return err_set(err, ENOMEM, "out of memory for %zu slots", mt->count);
+	for (size_t i = 0; i < mt->count; i++) {
+		/* Overridden __weak bodies have no name to select them by. */
+		if (mt->slots[i].func && (rc = patch_add(ps, mem, elf, &mt->slots[i], syms, err))) {
+			patch_destroy(ps);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void patch_destroy(struct patch_set *ps)
+{
+	free(ps->slots);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static void patch_recount(struct patch_set *ps)
+{
+	ps->held = 0;
+	for (size_t i = 0; i < ps->count; i++)
+		ps->held += ps->slots[i].clients != 0;
+}
+
+uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t *n)
+{
+	uint8_t *sel = calloc(ps->count ? ps->count : 1, 1);
+
+	*n = 0;
+	for (size_t i = 0; sel && i < ps->count; i++)
+		if (filter_match(f, ps->slots[i].name)) {
+			sel[i] = 1;
+			(*n)++;
+		}
+	return sel;
+}
+
+size_t patch_want(struct patch_set *ps, const uint8_t *sel, unsigned client)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (!s->dead && sel[i]) {
+			s->clients |= 1ULL << client;
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned client)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if ((s->clients & (1ULL << client)) && (!f || filter_match(f, s->name))) {
+			s->clients &= ~(1ULL << client);
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->clients && (!sel || sel[i])) {
+			s->clients = 0;
+			n++;
+		}
+	}
+	patch_recount(ps);
+	return n;
+}
+
+/*
+ * Writes next over the slot's bytes: the whole instructions that differ,
+ * unless a paused vCPU would resume in the middle of them (the arch layer
+ * decides). Returns 0 when the slot now holds next.
+ */
+static int patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t *next,
+		       struct patch_result *res)
+{
+	struct slot_change chg;
+
+	if (slot_plan_change(ps->ops, s->va, s->hva, next, &chg) || !chg.len) {
+		res->already++;
+		return 0;
+	}
+	if (ps->npcs && slot_change_check_pcs(&chg, ps->pcs, ps->npcs, NULL)) {
+		res->busy++;
+		return -EBUSY;
+	}
+	memcpy(s->hva + chg.offset, chg.bytes + chg.offset, chg.len);
+	res->written++;
+	return 0;
+}
+
+static void patch_foreign(struct patch_slot *s, struct patch_result *res)
+{
+	res->foreign++;
+	if (!res->foreign_example)
+		res->foreign_example = s->name;
+}
+
+/*
+ * One slot towards its wanted state. Enabling accepts the compiler's call or
+ * the guest's disabled form and keeps what it replaced; disabling puts that
+ * back, so a detached guest is left exactly as it was.
+ */
+static void patch_sync_slot(struct patch_set *ps, struct patch_slot *s, struct patch_result *res)
+{
+	uint8_t next[SLOT_MAX_BYTES];
+	enum slot_state cur;
+	unsigned n = ps->ops->layout->slot_bytes;
+
+	ps->ctx.slot_pc = s->va;
+	cur = slot_classify(ps->ops, &ps->ctx, s->hva, NULL);
+	if (s->clients && !s->enabled) {
+		if ((cur != SLOT_ORIGINAL && cur != SLOT_DISABLED) ||
+		    slot_build(ps->ops, SLOT_ENABLED, &ps->ctx, next, NULL)) {
+			patch_foreign(s, res);
+			return;
+		}
+		memcpy(s->saved, s->hva, n);
+		if (!patch_write(ps, s, next, res))
+			s->enabled = 1;
+	} else if (s->clients) {
+		if (cur == SLOT_ENABLED)
+			res->already++;
+		else
+			patch_foreign(s, res);	/* someone else rewrote our call */
+	} else if (s->enabled) {
+		if (cur != SLOT_ENABLED)
+			patch_foreign(s, res);
+		else if (patch_write(ps, s, s->saved, res))
+			return;		/* still ours: the next change set retries */
+		s->enabled = 0;
+	}
+}
+
+void patch_sync(struct patch_set *ps, struct patch_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead)
+			continue;
+		if (ps->phase == PATCH_PHASE_FTRACE_INIT) {
+			/* ftrace_init owns the slots now: apply when it returns. */
+			res->deferred += s->clients && !s->enabled;
+			continue;
+		}
+		if (s->clients || s->enabled)
+			patch_sync_slot(ps, s, res);
+	}
+}
+
+void patch_restore_all(struct patch_set *ps, struct patch_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead || !s->enabled)
+			continue;
+		ps->ctx.slot_pc = s->va;
+		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) == SLOT_ENABLED)
+			patch_write(ps, s, s->orig, res);
+		else
+			patch_foreign(s, res);
+		s->enabled = 0;
+	}
+}
+
+size_t patch_drop_init(struct patch_set *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->count; i++)
+		if (ps->slots[i].init && !ps->slots[i].dead) {
+			ps->slots[i].dead = 1;
+			ps->slots[i].clients = 0;
+			ps->slots[i].enabled = 0;
+			n++;
+		}
+	patch_recount(ps);
+	return n;
+}
+
+void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest)
+{
+	struct slot_ctx ctx = ps->ctx;
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	*ours = 0;
+	for (size_t i = 0; i < ps->count; i++) {
+		const struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead)
+			continue;
+		ctx.slot_pc = s->va;
+		*ours += slot_classify(ps->ops, &ctx, s->hva, NULL) == SLOT_ENABLED;
+		for (unsigned b = 0; b < ps->ops->layout->slot_bytes; b++)
+			h = (h ^ s->hva[b]) * 0x100000001b3ULL;
+	}
+	*digest = h;
+}
+
+static int slot_cmp(const void *key, const void *elem)
+{
+	uint64_t va = *(const uint64_t *)key;
+	const struct patch_slot *s = elem;
+
+	return va < s->va ? -1 : va > s->va;
+}
+
+const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va)
+{
+	return bsearch(&va, ps->slots, ps->count, sizeof(*ps->slots), slot_cmp);
+}

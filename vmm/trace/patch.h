@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every patchable slot of the guest kernel, and which of them vmmtrace holds
+ * for which clients. A slot moves between the compiler's original (call
+ * __fentry__), the guest's disabled form (ftrace's NOP) and a call into the
+ * stub (DESIGN.md §3, "Phases of a slot"). The bytes change only inside a
+ * change set applied while every vCPU is outside KVM_RUN; a slot found in a
+ * state that is neither expected nor ours is left alone and counted.
+ */
+#ifndef VMM_PATCH_H
+#define VMM_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/slot.h"
+#include "vmm/util/error.h"
+
+struct elf_image;
+struct filter;
+struct mcount_table;
+struct symtab;
+
+#define PATCH_MAX_CLIENTS 64
+
+struct patch_slot {
+	uint64_t va;
+	uint8_t *hva;			/* the slot's bytes in guest memory */
+	uint8_t orig[SLOT_MAX_BYTES];	/* as loaded: the compiler's bytes */
+	uint8_t saved[SLOT_MAX_BYTES];	/* what our call replaced */
+	const char *name;		/* function name (in the symtab) */
+	uint64_t clients;		/* bit per client holding it: held when non-zero */
+	uint8_t init;			/* in .init.text */
+	uint8_t dead;			/* init text the guest has freed: never write */
+	uint8_t enabled;		/* our call is in place */
+};
+
+/* What the slots hold outside vmmtrace's calls, by guest boot phase. */
+enum patch_phase {
+	PATCH_PHASE_EARLY,		/* before ftrace_init: the compiler's call */
+	PATCH_PHASE_FTRACE_INIT,	/* inside ftrace_init: hands off, original bytes */
+	PATCH_PHASE_RUNNING,		/* after: the guest's disabled form */
+};
+
+struct patch_set {
+	const struct slot_ops *ops;
+	struct slot_ctx ctx;		/* slot_pc set per slot */
+	struct patch_slot *slots;	/* sorted by address */
+	size_t count;
+	size_t held;
+	enum patch_phase phase;
+	/* The paused vCPUs' PCs: a change that one of them would run half of waits. */
+	const uint64_t *pcs;
+	size_t npcs;
+};
+
+struct patch_result {
+	size_t written;			/* slots whose bytes changed */
+	size_t already;			/* already in the wanted state */
+	size_t foreign;			/* in a state not ours to change: left alone */
+	size_t deferred;		/* wanted, applied when ftrace_init returns */
+	size_t busy;			/* a paused vCPU sits inside the bytes: not written */
+	const char *foreign_example;
+};
+
+/*
+ * Where the guest's memory is: a host pointer to len bytes at guest-physical
+ * gpa, or NULL if they are not all guest RAM. Given by the caller so that
+ * patching needs nothing of the VM (the tracer passes vm_gpa_ptr; tests, a
+ * buffer).
+ */
+struct patch_mem {
+	void *(*gpa_ptr)(void *opaque, uint64_t gpa, uint64_t len);
+	void *opaque;
+};
+
+/*
+ * Every slot with a function name; a fresh image must hold the compiler's
+ * bytes. mem is used here only: each slot's host pointer is kept.
+ */
+int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
+	       const struct mcount_table *mt, const struct symtab *syms,
+	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
+	       struct errbuf *err);
+void patch_destroy(struct patch_set *ps);
+
+/*
+ * The slots matching f, as a byte per slot (malloc'ed; NULL on ENOMEM).
+ * Names never change, so this runs before the pause, keeping it short.
+ */
+uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t *n);
+/* Marks the selected slots as wanted by client (no write yet); returns how many. */
+size_t patch_want(struct patch_set *ps, const uint8_t *sel, unsigned client);
+/* Drops client's claim on the slots matching f (all of them with f NULL). */
+size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned client);
+/* Drops every client's claim on the selected slots (all with NULL). */
+size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel);
+/*
+ * Brings every live slot's bytes in line with the claims and the phase:
+ * held -> our call; not held -> the phase's form. Call with every vCPU
+ * paused. Slots in a foreign state are left alone and counted.
+ */
+void patch_sync(struct patch_set *ps, struct patch_result *res);
+/* Entering ftrace_init: every held slot back to the compiler's bytes. */
+void patch_restore_all(struct patch_set *ps, struct patch_result *res);
+/* The guest freed its init text: those slots are gone for good. */
+size_t patch_drop_init(struct patch_set *ps);
+/*
+ * Reads every live slot's bytes back from guest memory: how many hold our
+ * call, and a digest of all of them (equal digests: the guest's text is as
+ * it was).
+ */
+void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest);
+/* The slot at va (a record's function address), or NULL. */
+const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va);
+
+#endif

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+
+#include "vmm/trace/trace-text.h"
+
+void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms, uint64_t tsc_khz)
+{
+	t->out = out;
+	t->syms = syms;
+	t->tsc_khz = tsc_khz ? tsc_khz : 1000000;
+	t->tsc_base = 0;
+	t->error = 0;
+}
+
+void trace_text_header(struct trace_text *t, unsigned ncpus)
+{
+	fprintf(t->out,
+		"# tracer: function\n"
+		"#\n"
+		"# recorded by vmmtrace from outside the guest; #P:%u\n"
+		"#\n"
+		"#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n", ncpus);
+}
+
+/* A symbol's name when addr lies inside it (the nearest symbol can be far off). */
+static const char *trace_text_sym(const struct trace_text *t, uint64_t addr, uint64_t *off)
+{
+	const struct symbol *s = t->syms ? symtab_find_addr(t->syms, addr, off) : NULL;
+
+	if (!s || *off >= symtab_extent(t->syms, s))
+		return NULL;
+	return symtab_name(t->syms, s);
+}
+
+void trace_text_format(const struct trace_text *t, const struct ring_event *ev, char *buf, size_t len)
+{
+	/* TSC ticks to ns with the guest's TSC frequency (kHz): ns = tsc * 1e6 / khz. */
+	uint64_t ticks = ev->tsc > t->tsc_base ? ev->tsc - t->tsc_base : 0;
+	unsigned __int128 ns = (unsigned __int128)ticks * 1000000u / t->tsc_khz;
+	uint64_t sec = (uint64_t)(ns / 1000000000u), usec = (uint64_t)(ns % 1000000000u) / 1000;
+	char fbuf[32], pbuf[32];
+	const char *func, *parent;
+	uint64_t off;
+
+	func = trace_text_sym(t, ev->func, &off);
+	if (!func || off) {
+		snprintf(fbuf, sizeof(fbuf), "0x%" PRIx64, ev->func);
+		func = fbuf;
+	}
+	parent = trace_text_sym(t, ev->parent, &off);
+	if (!parent) {
+		snprintf(pbuf, sizeof(pbuf), "0x%" PRIx64, ev->parent);
+		parent = pbuf;
+	}
+	snprintf(buf, len, "           <...>-0       [%03u] %c....  %5" PRIu64 ".%06" PRIu64 ": %s <-%s",
+		 ev->cpu, (ev->flags & VT_REC_FLAG_IRQS_OFF) ? 'd' : '.', sec, usec, func, parent);
+}
+
+int trace_text_event(void *opaque, const struct ring_event *ev)
+{
+	struct trace_text *t = opaque;
+	char line[512];
+
+	trace_text_format(t, ev, line, sizeof(line));
+	if (fprintf(t->out, "%s\n", line) < 0 && !t->error)
+		t->error = errno ? errno : EIO;
+	return 0;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Clients of a trace (the boot command's own output, each `vmmtrace attach`):
+ * which events reach which client (the routes), and the change sets
+ * (tracer-change.c) that give clients slots and take them back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/urcu-memb.h>
+
+#include "vmm/trace/tracer-int.h"
+
+static const struct route *route_find(const struct route_table *rt, uint64_t va)
+{
+	size_t lo = 0, hi = rt ? rt->count : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rt->r[mid].va == va)
+			return &rt->r[mid];
+		if (rt->r[mid].va < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ring_sink_fn: hands an event to every client holding its slot. */
+int tracer_route(void *opaque, const struct ring_event *ev)
+{
+	struct tracer *t = opaque;
+	const struct route *r;
+	uint64_t max = atomic_load(&t->max_tsc);
+	int rc = 0;
+
+	while (ev->tsc > max && !atomic_compare_exchange_weak(&t->max_tsc, &max, ev->tsc))
+		;
+	atomic_fetch_add(&t->events, 1);
+	urcu_memb_read_lock();
+	r = route_find(rcu_dereference(t->routes), ev->func);
+	if (!r || !r->clients)
+		atomic_fetch_add(&t->unrouted, 1);
+	for (uint64_t m = r ? r->clients : 0; m && !rc; m &= m - 1) {
+		struct trace_client *c = rcu_dereference(t->clients[__builtin_ctzll(m)]);
+
+		if (c)
+			rc = trace_buf_add(&c->buf, ev);
+	}
+	urcu_memb_read_unlock();
+	return rc;
+}
+
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
+		      struct errbuf *err)
+{
+	struct trace_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return err_set(err, ENOMEM, "out of memory for a trace client");
+	trace_buf_init(&c->buf);
+	c->out = out;
+	c->own_out = own_out;
+	trace_text_init(&c->text, out, &t->syms, t->tsc_khz);
+	c->text.tsc_base = t->tsc_base;
+	if (t->consumer_running)	/* else tracer_start writes it, with the TSC known */
+		trace_text_header(&c->text, t->nrings);
+	*out_client = c;
+	return 0;
+}
+
+void tracer_client_free(struct trace_client *c)
+{
+	if (!c)
+		return;
+	if (c->own_out && c->out)
+		fclose(c->out);
+	trace_buf_destroy(&c->buf);
+	free(c);
+}
+
+struct attach_arg {
+	struct trace_client *c;
+	const uint8_t *sel;
+	size_t matched;
+};
+
+static int attach_fn(struct tracer *t, void *p)
+{
+	struct attach_arg *a = p;
+	unsigned id;
+
+	for (id = 0; id < PATCH_MAX_CLIENTS && t->clients[id]; id++)
+		;
+	if (id == PATCH_MAX_CLIENTS)
+		return -EUSERS;
+	a->c->id = id;
+	rcu_assign_pointer(t->clients[id], a->c);
+	a->matched = patch_want(&t->ps, a->sel, id);
+	return 0;
+}
+
+int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
+		  char *msg, size_t len, struct errbuf *err)
+{
+	struct attach_arg a = { c, NULL, 0 };
+	struct patch_result res;
+	size_t n;
+	int rc;
+
+	a.sel = patch_match(&t->ps, f, &n);
+	if (!a.sel)
+		return err_set(err, ENOMEM, "out of memory");
+	rc = tracer_change(t, NULL, attach_fn, &a, &res);
+	free((void *)a.sel);
+	if (rc == -EUSERS)
+		return err_set(err, rc, "too many clients (at most %d)", PATCH_MAX_CLIENTS);
+	if (rc)
+		return err_set(err, rc, "attach failed: %s", strerror(-rc));
+	snprintf(msg, len, "attached as client %u: %zu slots match, %zu written, %zu already held, "
+		 "%zu left alone%s%s%s, %zu deferred until ftrace_init returns",
+		 c->id, a.matched, res.written, res.already, res.foreign,
+		 res.foreign_example ? " (e.g. " : "", res.foreign_example ? res.foreign_example : "",
+		 res.foreign_example ? ": not in a state vmmtrace expects, e.g. the guest's own ftrace)" : "",
+		 res.deferred);
+	return 0;
+}
+
+static int detach_client_fn(struct tracer *t, void *p)
+{
+	struct trace_client *c = p;
+
+	patch_unwant(&t->ps, NULL, c->id);
+	rcu_assign_pointer(t->clients[c->id], NULL);
+	return 0;
+}
+
+void tracer_detach_client(struct tracer *t, struct trace_client *c)
+{
+	struct patch_result res;
+
+	/* Its window's events are drained into its buffer before it leaves. */
+	tracer_change(t, NULL, detach_client_fn, c, &res);
+	urcu_memb_synchronize_rcu();
+	trace_buf_flush(&c->buf, 1, trace_text_event, &c->text);
+	fflush(c->out);
+}
+
+struct detach_arg {
+	const uint8_t *sel;
+	size_t n;
+};
+
+static int detach_globs_fn(struct tracer *t, void *p)
+{
+	struct detach_arg *a = p;
+
+	a->n = patch_unwant_all(&t->ps, a->sel);
+	return 0;
+}
+
+int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len)
+{
+	struct detach_arg a = { NULL, 0 };
+	struct patch_result res;
+	size_t n;
+	int rc;
+
+	if (f && !(a.sel = patch_match(&t->ps, f, &n)))
+		return -ENOMEM;
+	rc = tracer_change(t, NULL, detach_globs_fn, &a, &res);
+	free((void *)a.sel);
+
+	snprintf(msg, len, "released %zu slots (%zu written back, %zu left alone); %zu still held",
+		 a.n, res.written, res.foreign, t->ps.held);
+	return rc;
+}

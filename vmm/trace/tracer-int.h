@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracer's state, shared by tracer.c (set-up, output), tracer-run.c
+ * (while the guest runs), tracer-client.c (who gets which events) and
+ * tracer-change.c (changing slots and routes in a paused guest).
+ *
+ * Threads: vCPUs (doorbells, breakpoints), the consumer, the control
+ * socket, main. The client table and the routing table are read under
+ * liburcu's read lock and replaced by writers holding change_lock, so the
+ * consumer and the doorbells never wait for a change.
+ */
+#ifndef VMM_TRACER_INT_H
+#define VMM_TRACER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "vmm/trace/filter.h"
+#include "vmm/image/mcount.h"
+#include "vmm/trace/patch.h"
+#include "vmm/trace/ring.h"
+#include "vmm/kvm/stub.h"
+#include "vmm/image/symtab.h"
+#include "vmm/trace/trace-buf.h"
+#include "vmm/trace/trace-text.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/kvm/vm.h"
+
+struct trace_client {
+	unsigned id;
+	struct trace_buf buf;		/* its events, until they are safe to emit in order */
+	struct trace_text text;
+	FILE *out;
+	int own_out;			/* out is closed with the client */
+};
+
+struct route {
+	uint64_t va;
+	uint64_t clients;
+};
+
+struct route_table {
+	size_t count;
+	struct route r[];
+};
+
+struct tracer {
+	struct vm *vm;
+	int hooked;			/* our vm_hooks are installed */
+	struct tracer_config cfg;
+	struct symtab syms;
+	struct mcount_table mt;
+	struct stub_region stub;
+	unsigned nrings;
+	uint64_t nrecords;
+	struct ring_view *rings;
+	uint64_t tsc_khz, tsc_base;
+
+	/* Writers (attach, detach, hand-over) hold change_lock, after vm_pause. */
+	pthread_mutex_t change_lock;
+	struct patch_set ps;
+	struct trace_client *clients[PATCH_MAX_CLIENTS];	/* RCU */
+	struct route_table *routes;				/* RCU */
+	/* pause: first kick to resume; held: every vCPU stopped to resume. */
+	uint64_t pause_last_ns, pause_worst_ns, held_last_ns, held_worst_ns, changes;
+
+	uint64_t stub_entry;
+	uint64_t ftrace_init;		/* 0: the kernel has no ftrace to hand over to */
+	uint64_t ftrace_ret;
+	uint64_t free_initmem;
+	uint64_t stop_at;
+
+	pthread_t consumer;
+	int consumer_running;
+	atomic_int consumer_stop;
+	_Atomic uint64_t max_tsc;	/* newest timestamp drained */
+	uint64_t round_max;
+
+	atomic_ulong events;		/* drained from the rings */
+	atomic_ulong unrouted;		/* drained for a slot no client holds any more */
+	atomic_ulong doorbells;
+	atomic_ulong bad_doorbells;
+	uint64_t early_events;		/* drained when the guest entered ftrace_init */
+	struct patch_result handoff_restore, handoff_enable;
+	int handed_over;
+	size_t init_dropped;
+	struct trace_client *boot_client;
+};
+
+/* tracer-run.c */
+void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
+/* Drains every ring once (ring_sink: the router); returns 1 if one stopped at a record in flight. */
+int tracer_drain_all(struct tracer *t, int final);
+int tracer_consumer_start(struct tracer *t, struct errbuf *err);
+void tracer_consumer_stop(struct tracer *t);
+/* The breakpoints the current phase needs, on one vCPU. */
+int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err);
+/* Emits what is safe (or everything) of every client's buffer. */
+void tracer_flush_clients(struct tracer *t, int all);
+
+/* Whether pc lies in the stub's code. */
+bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
+/* vm_hooks.debug_exit: an execution breakpoint hit at pc. */
+void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc);
+
+/* tracer-client.c */
+int tracer_route(void *opaque, const struct ring_event *ev);
+
+/* tracer-change.c */
+/*
+ * A change set: with every vCPU paused and the rings drained, fn changes
+ * the claims, then the slots' bytes and the routes follow. fn returns 0 or
+ * -errno; msg (if not NULL) gets a one-line account.
+ */
+typedef int tracer_change_fn(struct tracer *t, void *arg);
+int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
+		  struct patch_result *res);
+/* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
+void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
+		      enum vm_stop_reason reason, const char *msg);
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
+		      struct errbuf *err);
+void tracer_client_free(struct trace_client *c);
+void tracer_rcu_register(void);
+void tracer_rcu_unregister(void);
+
+#endif

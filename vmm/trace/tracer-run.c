@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracer while the guest runs: the consumer thread, the doorbell, and
+ * the guest's boot milestones. Around ftrace_init (DESIGN.md §3) every held
+ * slot goes back to the compiler's call __fentry__, which ftrace_init checks
+ * and turns into a NOP; when it returns the slots call the stub again. When
+ * the guest frees its init text, the slots there are forgotten. Each change
+ * happens with every other vCPU paused.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <urcu/urcu-memb.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/util/log.h"
+#include "vmm/trace/tracer-int.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+#define CONSUMER_PERIOD_NS (20 * 1000 * 1000)
+
+int tracer_drain_all(struct tracer *t, int final)
+{
+	int any = 0, in_flight;
+
+	for (unsigned i = 0; i < t->nrings; i++) {
+		struct ring_view *r = &t->rings[i];
+
+		pthread_mutex_lock(&r->lock);
+		ring_drain(r, tracer_route, t, final, &in_flight);
+		pthread_mutex_unlock(&r->lock);
+		any |= in_flight;
+	}
+	return any;
+}
+
+/* The stub found its lossless ring full: drain it before this vCPU goes on. */
+void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+{
+	struct tracer *t = opaque;
+	uint32_t ring = 0;
+	int in_flight;
+
+	(void)port;
+	if (!is_write) {
+		memset(data, 0xff, size);
+		return;
+	}
+	memcpy(&ring, data, size < 4 ? size : 4);
+	if (ring >= t->nrings) {
+		atomic_fetch_add(&t->bad_doorbells, 1);	/* the guest's value: never an index */
+		return;
+	}
+	atomic_fetch_add(&t->doorbells, 1);
+	pthread_mutex_lock(&t->rings[ring].lock);
+	ring_drain(&t->rings[ring], tracer_route, t, 0, &in_flight);
+	pthread_mutex_unlock(&t->rings[ring].lock);
+}
+
+void tracer_flush_clients(struct tracer *t, int all)
+{
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++) {
+		struct trace_client *c = rcu_dereference(t->clients[i]);
+
+		if (c)
+			trace_buf_flush(&c->buf, all, trace_text_event, &c->text);
+	}
+	urcu_memb_read_unlock();
+}
+
+static void tracer_round(struct tracer *t, uint64_t before, int in_flight)
+{
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++) {
+		struct trace_client *c = rcu_dereference(t->clients[i]);
+
+		if (c) {
+			trace_buf_round(&c->buf, before, in_flight);
+			trace_buf_flush(&c->buf, 0, trace_text_event, &c->text);
+			fflush(c->out);
+		}
+	}
+	urcu_memb_read_unlock();
+}
+
+static void *tracer_consumer(void *arg)
+{
+	struct tracer *t = arg;
+	struct timespec period = { 0, CONSUMER_PERIOD_NS };
+
+	tracer_rcu_register();
+	while (!atomic_load(&t->consumer_stop)) {
+		uint64_t before = t->round_max;
+		int in_flight;
+
+		nanosleep(&period, NULL);
+		t->round_max = atomic_load(&t->max_tsc);
+		in_flight = tracer_drain_all(t, 0);
+		tracer_round(t, before, in_flight);
+	}
+	tracer_rcu_unregister();
+	return NULL;
+}
+
+int tracer_consumer_start(struct tracer *t, struct errbuf *err)
+{
+	int rc = pthread_create(&t->consumer, NULL, tracer_consumer, t);
+
+	if (rc)
+		return err_set(err, rc, "cannot start the trace consumer: %s", strerror(rc));
+	t->consumer_running = 1;
+	return 0;
+}
+
+void tracer_consumer_stop(struct tracer *t)
+{
+	if (!t->consumer_running)
+		return;
+	atomic_store(&t->consumer_stop, 1);
+	pthread_join(t->consumer, NULL);
+	t->consumer_running = 0;
+}
+
+int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err)
+{
+	uint64_t bp[3];
+	unsigned n = 0;
+
+	if (t->stop_at)
+		bp[n++] = t->stop_at;
+	if (t->free_initmem && !t->init_dropped)
+		bp[n++] = t->free_initmem;
+	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
+		bp[n++] = t->ftrace_init;
+	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_FTRACE_INIT)
+		bp[n++] = t->ftrace_ret;
+	return arch_vcpu_set_breakpoints(vcpu, bp, n, err);
+}
+
+static int handoff_enter_fn(struct tracer *t, void *arg)
+{
+	struct vcpu *vcpu = arg;
+	uint64_t sp;
+
+	t->early_events = atomic_load(&t->events);
+	patch_restore_all(&t->ps, &t->handoff_restore);
+	if (arch_vcpu_entry_frame(vcpu, &sp, &t->ftrace_ret))
+		return -EFAULT;
+	t->ps.phase = PATCH_PHASE_FTRACE_INIT;
+	return 0;
+}
+
+static int handoff_leave_fn(struct tracer *t, void *arg)
+{
+	(void)arg;
+	t->ps.phase = PATCH_PHASE_RUNNING;
+	t->handed_over = 1;
+	return 0;
+}
+
+static int free_init_fn(struct tracer *t, void *arg)
+{
+	(void)arg;
+	t->init_dropped = patch_drop_init(&t->ps);
+	if (!t->init_dropped)
+		t->init_dropped = 1;	/* nothing to drop: still, done */
+	return 0;
+}
+
+/* After a milestone: every vCPU gets the breakpoints of the new phase. */
+static void tracer_rearm(struct tracer *t, struct vcpu *vcpu)
+{
+	struct errbuf err;
+
+	if (tracer_set_breakpoints(t, vcpu, &err))
+		vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "%s", err.msg);
+}
+
+bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
+{
+	return pc >= t->stub_entry &&
+	       pc < t->stub.code_va + (uint64_t)(vt_stub_blob_end - vt_stub_blob);
+}
+
+void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc)
+{
+	struct tracer *t = opaque;
+	struct patch_result res;
+
+	if (t->stop_at && pc == t->stop_at) {
+		vm_stop(vcpu->vm, vcpu, VM_STOP_REQUESTED, "stopped at %s (--stop-at) on vCPU %u",
+			t->cfg.stop_at, vcpu->id);
+	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
+		if (tracer_change(t, vcpu, handoff_enter_fn, vcpu, &res))
+			vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "cannot read ftrace_init's return address");
+		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
+			 t->handoff_restore.written, t->handoff_restore.foreign);
+		tracer_rearm(t, vcpu);
+	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && vcpu->id == 0) {
+		tracer_change(t, vcpu, handoff_leave_fn, NULL, &t->handoff_enable);
+		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign",
+			 t->handoff_enable.written, t->handoff_enable.foreign);
+		tracer_rearm(t, vcpu);
+	} else if (t->free_initmem && pc == t->free_initmem && !t->init_dropped) {
+		tracer_change(t, vcpu, free_init_fn, NULL, &res);
+		log_info("guest frees its init text: %zu init slots forgotten", t->init_dropped);
+		tracer_rearm(t, vcpu);
+	} else {
+		/* A stale hit: re-arm only what this vCPU still needs. */
+		log_warn("unexpected breakpoint at 0x%llx on vCPU %u", (unsigned long long)pc, vcpu->id);
+		tracer_rearm(t, vcpu);
+	}
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Setting up and closing a trace session (tracer-run.c: while the guest runs). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/urcu-memb.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/image/image.h"
+#include "vmm/image/kallsyms.h"
+#include "vmm/util/log.h"
+#include "vmm/image/sysmap.h"
+#include "vmm/trace/tracer-int.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+#define TRACE_MIN_RECORDS 64
+
+static atomic_ulong rcu_registrations;
+
+void tracer_rcu_register(void)
+{
+	urcu_memb_register_thread();
+	atomic_fetch_add(&rcu_registrations, 1);
+}
+
+void tracer_rcu_unregister(void)
+{
+	urcu_memb_unregister_thread();
+}
+
+unsigned long tracer_rcu_registrations(void)
+{
+	return atomic_load(&rcu_registrations);
+}
+
+static void tracer_hook_thread_enter(void *opaque)
+{
+	(void)opaque;
+	tracer_rcu_register();	/* doorbells read the tracer's shared tables */
+}
+
+static void tracer_hook_thread_exit(void *opaque)
+{
+	(void)opaque;
+	tracer_rcu_unregister();
+}
+
+static bool tracer_hook_pc_in_stub(void *opaque, uint64_t pc)
+{
+	return tracer_pc_in_stub(opaque, pc);
+}
+
+static void tracer_set_hooks(struct tracer *t)
+{
+	const struct vm_hooks hooks = {
+		.opaque = t,
+		.thread_enter = tracer_hook_thread_enter,
+		.thread_exit = tracer_hook_thread_exit,
+		.pc_in_stub = tracer_hook_pc_in_stub,
+		.stop = tracer_stop_hook,
+		.debug_exit = tracer_breakpoint,
+	};
+
+	vm_set_hooks(t->vm, &hooks);
+	t->hooked = 1;
+}
+#define PERCPU_OFFSET_MAX (16u << 20)	/* per-CPU symbols are small offsets */
+
+static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
+{
+	struct kallsyms_layout layout;
+	int rc;
+
+	symtab_init(&t->syms);
+	if (t->cfg.system_map) {
+		rc = sysmap_read_file(t->cfg.system_map, &t->syms, err);
+	} else if ((rc = kallsyms_recover(&img->elf, &t->syms, &layout, err)) &&
+		   elf_section(&img->elf, ".symtab")) {
+		symtab_destroy(&t->syms);
+		symtab_init(&t->syms);
+		rc = sysmap_read_elf(&img->elf, &t->syms, err);
+	}
+	if (rc)
+		return rc;
+	if ((rc = symtab_finish(&t->syms)))
+		return err_set(err, rc, "cannot index the kernel's symbols");
+	rc = mcount_read(&img->elf, &t->syms, arch_slot_ops(), &t->mt, err);
+	if (rc && t->cfg.system_map) {
+		/* The usual cause: a map of another build. */
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return err_set(err, rc, "%.300s: is '%.150s' this kernel's System.map?", why, t->cfg.system_map);
+	}
+	return rc;
+}
+
+static int tracer_build_filter(const struct tracer_config *cfg, struct filter *f, struct errbuf *err)
+{
+	char pat[512];
+	int rc;
+
+	filter_init(f);
+	for (unsigned i = 0; i < cfg->n_include; i++)
+		if ((rc = filter_add(f, cfg->include[i], err)))
+			return rc;
+	for (unsigned i = 0; i < cfg->n_exclude; i++) {
+		if (snprintf(pat, sizeof(pat), "!%s", cfg->exclude[i]) >= (int)sizeof(pat))
+			return err_set(err, EINVAL, "--notrace pattern is too long");
+		if ((rc = filter_add(f, pat, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static uint64_t tracer_text_symbol(struct tracer *t, const char *name)
+{
+	const struct symbol *s = symtab_find_name(&t->syms, name);
+
+	for (; s; s = symtab_next_same_name(&t->syms, s))
+		if (symtab_is_text(s->type))
+			return s->addr;
+	return 0;
+}
+
+/* Ring geometry, the stub's configuration block, the host's ring views. */
+static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
+{
+	uint64_t hdr_bytes, ring_bytes, n = t->cfg.buffer_size / VT_REC_SIZE;
+	const struct symbol *cpu = symtab_find_name(&t->syms, "cpu_number");
+	struct vt_stub_config *c;
+	int rc;
+
+	t->nrecords = TRACE_MIN_RECORDS;
+	while (t->nrecords * 2 <= n)
+		t->nrecords *= 2;
+	t->nrings = t->vm->cfg.ncpus;
+	ring_bytes = t->nrecords * VT_REC_SIZE;
+	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
+	rc = arch_stub_install(t->vm, &img->elf, &t->syms, hdr_bytes + t->nrings * ring_bytes, &t->stub, err);
+	if (rc)
+		return rc;
+	c = (struct vt_stub_config *)t->stub.code;
+	c->magic = VT_STUB_MAGIC;
+	c->cpu_off = cpu && cpu->addr < PERCPU_OFFSET_MAX ? cpu->addr : UINT64_MAX;
+	c->ring_hdrs = t->stub.data_va;
+	c->ring_recs = t->stub.data_va + hdr_bytes;
+	c->ring_bytes = ring_bytes;
+	c->ring_mask = t->nrecords - 1;
+	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
+	c->limit = t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX;
+	c->nrings = t->nrings;
+	c->doorbell_port = VT_DOORBELL_PORT;
+	if (c->cpu_off == UINT64_MAX)
+		log_warn("no per-CPU cpu_number symbol: all CPUs share one ring");
+	t->rings = calloc(t->nrings, sizeof(*t->rings));
+	if (!t->rings)
+		return err_set(err, ENOMEM, "out of memory for ring views");
+	for (unsigned i = 0; i < t->nrings; i++)
+		ring_view_init(&t->rings[i], i, (struct vt_ring_hdr *)(t->stub.data + i * VT_HDR_SIZE),
+			       (struct vt_record *)(t->stub.data + hdr_bytes + i * ring_bytes),
+			       t->nrecords, t->cfg.mode != TRACE_OVERWRITE);
+	t->stub_entry = t->stub.code_va + VT_CFG_SIZE;
+	return 0;
+}
+
+/* The boot command's own client: --trace globs, output to -o or stdout. */
+static int tracer_boot_client(struct tracer *t, struct errbuf *err)
+{
+	struct filter f;
+	FILE *out;
+	char msg[512];
+	int rc;
+
+	if (!t->cfg.n_include)
+		return 0;
+	out = t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
+	if (!out)
+		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
+	if ((rc = tracer_client_new(t, out, out != stdout, &t->boot_client, err)))
+		return rc;
+	if ((rc = tracer_build_filter(&t->cfg, &f, err)))
+		goto out;
+	/* Before the guest's first instruction: call __fentry__ -> call stub. */
+	rc = tracer_attach(t, &f, t->boot_client, msg, sizeof(msg), err);
+	if (!rc && !t->ps.held)
+		rc = err_set(err, ENOENT, "no traceable function matches --trace %s%s",
+			     t->cfg.include[0], t->cfg.n_include > 1 ? " ..." : "");
+	log_info("%s", msg);
+out:
+	filter_destroy(&f);
+	return rc;
+}
+
+/* Slot patching reaches guest memory through this, knowing nothing of the VM. */
+static void *tracer_gpa_ptr(void *vm, uint64_t gpa, uint64_t len)
+{
+	return vm_gpa_ptr(vm, gpa, len);
+}
+
+int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
+		  const struct tracer_config *cfg, struct errbuf *err)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return err_set(err, ENOMEM, "out of memory for the tracer");
+	tracer_rcu_register();
+	t->vm = vm;
+	t->cfg = *cfg;
+	pthread_mutex_init(&t->change_lock, NULL);
+	if ((rc = tracer_load_symbols(t, img, err)))
+		goto fail;
+	if (cfg->stop_at && !(t->stop_at = tracer_text_symbol(t, cfg->stop_at))) {
+		rc = err_set(err, ENOENT, "--stop-at %s: no such function in the kernel", cfg->stop_at);
+		goto fail;
+	}
+	if ((rc = tracer_setup_rings(t, img, err)))
+		goto fail;
+	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, vm }, &img->elf, &t->mt,
+			&t->syms, arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
+	if (rc)
+		goto fail;
+	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
+	t->free_initmem = tracer_text_symbol(t, "free_initmem");
+	t->ps.phase = t->ftrace_init ? PATCH_PHASE_EARLY : PATCH_PHASE_RUNNING;
+	if (pio_register(&vm->pio, VT_DOORBELL_PORT, 4, tracer_doorbell, t)) {
+		rc = err_set(err, ENOSPC, "too many port I/O devices");
+		goto fail;
+	}
+	tracer_set_hooks(t);
+	if ((rc = tracer_boot_client(t, err)))
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	tracer_destroy(t);
+	return rc;
+}
+
+int tracer_start(struct tracer *t, struct errbuf *err)
+{
+	int rc;
+
+	if (arch_vcpu_tsc_khz(&t->vm->vcpus[0], &t->tsc_khz))
+		log_warn("KVM reports no TSC frequency: timestamps assume 1 GHz");
+	if (arch_vcpu_read_tsc(&t->vm->vcpus[0], &t->tsc_base))
+		log_warn("cannot read the guest TSC: timestamps count from the host's TSC zero");
+	if (t->boot_client) {
+		trace_text_init(&t->boot_client->text, t->boot_client->out, &t->syms, t->tsc_khz);
+		t->boot_client->text.tsc_base = t->tsc_base;
+		trace_text_header(&t->boot_client->text, t->nrings);
+	}
+	for (unsigned i = 0; i < t->vm->ncpus; i++)
+		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
+			return rc;
+	return tracer_consumer_start(t, err);
+}
+
+static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped, uint64_t *rejected)
+{
+	*lost = *stub_dropped = *rejected = 0;
+	for (unsigned i = 0; i < t->nrings; i++) {
+		*lost += t->rings[i].lost + t->rings[i].unfinished;
+		*stub_dropped += t->rings[i].stub_dropped;
+		*rejected += t->rings[i].rejected + (t->rings[i].broken ? 1 : 0);
+	}
+}
+
+void tracer_summary(struct tracer *t, FILE *out)
+{
+	uint64_t lost, stub_dropped, rejected, events = atomic_load(&t->events);
+	/* A guest stopped before ftrace_init made every one of its calls before it. */
+	uint64_t early = t->ftrace_init && t->ps.phase == PATCH_PHASE_EARLY ? events : t->early_events;
+
+	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
+	fprintf(out, "vmmtrace: trace: %llu events (%llu before ftrace_init, %llu after); "
+		"%zu slots held; %lu doorbells; %llu dropped (%llu by the stub, %llu lost); mode %s\n",
+		(unsigned long long)events, (unsigned long long)early,
+		(unsigned long long)(events - early), t->ps.held,
+		atomic_load(&t->doorbells), (unsigned long long)(stub_dropped + lost),
+		(unsigned long long)stub_dropped, (unsigned long long)lost,
+		t->cfg.mode == TRACE_LOSSLESS ? "lossless" : t->cfg.mode == TRACE_EXIT ? "exit" : "overwrite");
+	for (unsigned i = 0; i < t->nrings; i++)
+		if (t->rings[i].unfinished)
+			fprintf(out, "vmmtrace: trace: %llu record(s) on CPU %u unfinished: the guest stopped while inside the stub\n",
+				(unsigned long long)t->rings[i].unfinished, i);
+	if (t->ftrace_init && !t->handed_over && t->ps.phase != PATCH_PHASE_EARLY)
+		fprintf(out, "vmmtrace: trace: the guest did not finish ftrace_init while traced\n");
+	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
+		fprintf(out, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
+			t->handoff_restore.foreign + t->handoff_enable.foreign);
+	if (atomic_load(&t->unrouted))
+		fprintf(out, "vmmtrace: trace: %lu events arrived for slots no client held any more "
+			"(a call interrupted inside the stub across a detach) and were not written\n",
+			atomic_load(&t->unrouted));
+	if (rejected || atomic_load(&t->bad_doorbells))
+		fprintf(out, "vmmtrace: trace: rejected %llu invalid ring values and %lu invalid doorbells from the guest\n",
+			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));
+}
+
+void tracer_status(struct tracer *t, FILE *out)
+{
+	uint64_t lost, stub_dropped, rejected, digest;
+	unsigned nclients = 0;
+	size_t ours;
+
+	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
+	pthread_mutex_lock(&t->change_lock);
+	patch_scan(&t->ps, &ours, &digest);
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
+		nclients += t->clients[i] != NULL;
+	fprintf(out, "held slots: %zu of %zu\nslots calling the stub: %zu\nslot bytes digest: %016llx\n"
+		"clients: %u\nphase: %s\n", t->ps.held, t->ps.count, ours, (unsigned long long)digest, nclients,
+		t->ps.phase == PATCH_PHASE_EARLY ? "early boot (before ftrace_init)" :
+		t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "inside ftrace_init" : "running");
+	fprintf(out, "events: %lu\nevents for released slots: %lu\ndoorbells: %lu\n"
+		"dropped: %llu (%llu by the stub, %llu lost)\n",
+		atomic_load(&t->events), atomic_load(&t->unrouted), atomic_load(&t->doorbells),
+		(unsigned long long)(lost + stub_dropped), (unsigned long long)stub_dropped,
+		(unsigned long long)lost);
+	fprintf(out, "rejected guest values: %llu\nchange sets: %llu\n"
+		"pause last: %.3f ms (all vCPUs stopped %.3f ms)\npause worst: %.3f ms (all vCPUs stopped %.3f ms)\n",
+		(unsigned long long)(rejected + atomic_load(&t->bad_doorbells)), (unsigned long long)t->changes,
+		t->pause_last_ns / 1e6, t->held_last_ns / 1e6, t->pause_worst_ns / 1e6, t->held_worst_ns / 1e6);
+	pthread_mutex_unlock(&t->change_lock);
+}
+
+int tracer_finish(struct tracer *t, struct errbuf *err)
+{
+	int werr = 0;
+
+	tracer_consumer_stop(t);
+	tracer_drain_all(t, 1);
+	tracer_flush_clients(t, 1);
+	if (t->boot_client) {
+		if (fflush(t->boot_client->out))
+			t->boot_client->text.error = errno;
+		werr = t->boot_client->text.error;
+	}
+	if (werr)
+		return err_set(err, werr, "writing the trace to %s: %s",
+			       t->cfg.output ? t->cfg.output : "stdout", strerror(werr));
+	return 0;
+}
+
+void tracer_destroy(struct tracer *t)
+{
+	if (!t)
+		return;
+	tracer_consumer_stop(t);
+	if (t->hooked)
+		vm_set_hooks(t->vm, NULL);
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
+		if (t->clients[i] && t->clients[i] != t->boot_client)
+			t->clients[i] = NULL;	/* owned by their connections */
+	tracer_client_free(t->boot_client);
+	free(t->routes);
+	for (unsigned i = 0; t->rings && i < t->nrings; i++)
+		ring_view_destroy(&t->rings[i]);
+	free(t->rings);
+	patch_destroy(&t->ps);
+	stub_region_free(&t->stub);
+	mcount_destroy(&t->mt);
+	symtab_destroy(&t->syms);
+	pthread_mutex_destroy(&t->change_lock);
+	free(t);
+}

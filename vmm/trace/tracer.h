@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A trace session on a booting guest: symbols and slots from the image, the
+ * stub and its rings, the slots' phases around the guest's ftrace_init, the
+ * consumer thread, and the output.
+ */
+#ifndef VMM_TRACER_H
+#define VMM_TRACER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm/util/error.h"
+
+struct kernel_image;
+struct vcpu;
+struct vm;
+struct tracer;
+
+/*
+ * lossless: a full ring makes the vCPU wait for the host (doorbell);
+ * overwrite: the oldest records are overwritten, losses counted exactly;
+ * exit: a VM exit for every event (the cost baseline of breakpoint tracers).
+ */
+enum trace_mode { TRACE_LOSSLESS, TRACE_OVERWRITE, TRACE_EXIT };
+
+struct tracer_config {
+	const char **include;		/* --trace globs */
+	unsigned n_include;
+	const char **exclude;		/* --notrace globs */
+	unsigned n_exclude;
+	const char *output;		/* -o FILE; NULL: stdout */
+	uint64_t buffer_size;		/* bytes of records per CPU */
+	enum trace_mode mode;
+	const char *stop_at;		/* function name or NULL */
+	const char *system_map;		/* --system-map FILE or NULL */
+};
+
+/* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
+int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
+		  const struct tracer_config *cfg, struct errbuf *err);
+/* After the vCPUs exist, before they run: breakpoints, consumer thread. */
+int tracer_start(struct tracer *t, struct errbuf *err);
+/* After the vCPUs stopped: last drain, output. Returns 0 or -errno. */
+int tracer_finish(struct tracer *t, struct errbuf *err);
+/* The closing account (events, drops, anything the guest did wrong) to out. */
+void tracer_summary(struct tracer *t, FILE *out);
+/* After the VM is destroyed. */
+void tracer_destroy(struct tracer *t);
+
+/* Live changes, from the control socket (any thread but a vCPU's). */
+struct filter;
+struct trace_client;
+/* A new client writing text to out (closed with it when own_out). */
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **c,
+		      struct errbuf *err);
+void tracer_client_free(struct trace_client *c);
+/* Gives client c the slots matching f; msg gets a one-line account. */
+int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
+		  char *msg, size_t len, struct errbuf *err);
+/* c's slots are released and its events so far written to its output; free it after. */
+void tracer_detach_client(struct tracer *t, struct trace_client *c);
+/* Releases the slots matching f (all with NULL) from every client. */
+int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len);
+/* Multi-line status report to out. */
+void tracer_status(struct tracer *t, FILE *out);
+/* Threads that read the tracer's shared tables (liburcu) register first. */
+void tracer_rcu_register(void);
+void tracer_rcu_unregister(void);
+
+/* How many threads registered with liburcu so far (none when nothing is traced). */
+unsigned long tracer_rcu_registrations(void);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86_64 host-compatibility layer: everything vmmtrace does differently
+ * on a software-assisted KVM host (shared/docs/HOST-KVM.md), in one place.
+ * Each workaround says which host behaviour it answers. On hardware KVM the
+ * layer is off and none of it runs; the instruction assists are reached only
+ * through emulation failures, which hardware KVM does not produce for them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/x86_64/compat-insn.h"
+#include "vmm/x86_64/cpu.h"
+#include "vmm/x86_64/regs.h"
+#include "vmm/kvm/compat.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/util/log.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+static const char *const assist_names[ASSIST_COUNT] = {
+	[ASSIST_FWAIT] = "fwait", [ASSIST_INT3] = "int3", [ASSIST_LDMXCSR] = "ldmxcsr",
+	[ASSIST_STMXCSR] = "stmxcsr", [ASSIST_FNSTSW] = "fnstsw", [ASSIST_FLDCW] = "fldcw",
+	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms", [ASSIST_LSL] = "lsl",
+	[ASSIST_XGETBV] = "xgetbv", [ASSIST_XSETBV] = "xsetbv", [ASSIST_XSAVE] = "xsave",
+	[ASSIST_XRSTOR] = "xrstor", [ASSIST_FAULT] = "fault-injected",
+};
+
+_Static_assert(ASSIST_COUNT <= COMPAT_MAX_ASSISTS, "compat_stats has too few counters");
+
+const char *arch_compat_assist_name(unsigned assist)
+{
+	return assist < ASSIST_COUNT ? assist_names[assist] : NULL;
+}
+
+/*
+ * HOST-KVM §1: the host's KVM is kvm_pvm, or at least its CPU has neither
+ * VMX nor SVM, so guest kernel code is emulated instead of run.
+ */
+int arch_compat_detect(void)
+{
+	char line[4096];
+	FILE *f;
+	int hw = 0;
+
+	if (!access("/sys/module/kvm_pvm", F_OK))
+		return 1;
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			hw = strstr(line, " vmx") || strstr(line, " svm");
+			break;
+		}
+	fclose(f);
+	return !hw;
+}
+
+/*
+ * HOST-KVM §2, §3, §7: keep instructions the emulator cannot run out of the
+ * guest kernel (clearcpuid; CPUID from KVM_SET_CPUID2 is mostly not
+ * honoured), skip crypto self-tests that run for minutes when emulated, and
+ * the speed-only options rodata=off (W+X walk) and the weak-function scan.
+ * Not `noxsave` as HOST-KVM §7 has it: the guest kernel must switch the
+ * AVX and AVX-512 state its user code uses natively (see
+ * compat-xsave.c); clearing avx2 and avx512vl keeps the kernel's own vector
+ * code away, and clearing the xsave variants leaves it xsave and xrstor,
+ * which are assisted.
+ */
+const char *arch_compat_cmdline(void)
+{
+	return "clearcpuid=smap,popcnt,ssse3,avx2,avx512vl,xsaveopt,xsavec,xsaves,xgetbv1 "
+	       "cryptomgr.notests rodata=off "
+	       "initcall_blacklist=ftrace_check_for_weak_functions "
+	       /* Emulated CPUs on a loaded host look stalled to the guest's detectors. */
+	       "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60";
+}
+
+void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e)
+{
+	if (!vm->cfg.compat)
+		return;
+	/* HOST-KVM §2/§3: cmpxchg16b is not emulated; CX16 is one bit the host honours. */
+	if (e->function == X86_CPUID_LEAF_FEATURES)
+		e->ecx &= ~X86_CPUID1_ECX_CX16;
+	/*
+	 * With 2+ vCPUs the guest sends IPIs through the KVM_HC_SEND_IPI
+	 * hypercall, which never completes here (an AP hung in
+	 * kvm_hypercall4 while the BSP spun on the lock it held): hide the
+	 * feature so the guest writes the APIC ICR instead.
+	 */
+	if (e->function == X86_CPUID_LEAF_KVM_FEATURES) {
+		log_debug("KVM CPUID features 0x%x", e->eax);
+		e->eax &= ~X86_CPUID_KVM_PV_SEND_IPI;
+	}
+}

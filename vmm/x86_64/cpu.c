@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPU state at power-on: CPUID, LAPIC virtual-wire setup, FPU defaults;
+ * the boot vCPU also gets long mode (paging, flat segments) at the kernel's
+ * 64-bit entry. The other vCPUs wait for INIT/SIPI in the in-kernel LAPIC.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/x86_64/cpu.h"
+#include "vmm/x86_64/layout.h"
+#include "vmm/x86_64/regs.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+#define CPUID_MAX_ENTRIES 256
+
+static int cpu_setup_cpuid(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct vm *vm = vcpu->vm;
+	struct kvm_cpuid2 *cpuid;
+	int rc;
+
+	cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
+	if (!cpuid)
+		return err_set(err, ENOMEM, "out of memory for CPUID");
+	cpuid->nent = CPUID_MAX_ENTRIES;
+	rc = kvm_ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid, err);
+	if (rc < 0)
+		goto out;
+	for (unsigned i = 0; i < cpuid->nent; i++) {
+		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
+
+		switch (e->function) {
+		case X86_CPUID_LEAF_FEATURES:
+			e->ebx = (e->ebx & 0x00ffffff) | (vcpu->id << X86_CPUID1_EBX_APIC_ID_SHIFT);
+			e->ecx |= X86_CPUID1_ECX_HYPERVISOR;
+			break;
+		case X86_CPUID_LEAF_TOPOLOGY:
+		case X86_CPUID_LEAF_TOPOLOGY_V2:
+			e->edx = vcpu->id;	/* x2APIC ID */
+			break;
+		default:
+			break;
+		}
+		compat_cpuid_adjust(vm, e);
+	}
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid, err);
+out:
+	free(cpuid);
+	return rc < 0 ? rc : 0;
+}
+
+/* Virtual-wire mode as firmware leaves it: LINT0 ExtINT, LINT1 NMI. */
+static int cpu_setup_lapic(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct kvm_lapic_state lapic;
+	uint32_t *lvt0 = (uint32_t *)&lapic.regs[X86_APIC_LVT0];
+	uint32_t *lvt1 = (uint32_t *)&lapic.regs[X86_APIC_LVT1];
+	int rc;
+
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic, err)) < 0)
+		return rc;
+	*lvt0 = (*lvt0 & ~X86_APIC_LVT_MODE) | X86_APIC_MODE_EXTINT;
+	*lvt1 = (*lvt1 & ~X86_APIC_LVT_MODE) | X86_APIC_MODE_NMI;
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_LAPIC, &lapic, err);
+	return rc < 0 ? rc : 0;
+}
+
+static int cpu_setup_fpu(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct kvm_fpu fpu = { .fcw = X86_FCW_DEFAULT, .mxcsr = X86_MXCSR_DEFAULT };
+	int rc = kvm_ioctl(vcpu->fd, KVM_SET_FPU, &fpu, err);
+
+	return rc < 0 ? rc : 0;
+}
+
+static void cpu_flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, int code)
+{
+	*s = (struct kvm_segment){
+		.base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
+		.present = 1, .dpl = 0, .db = !code, .s = 1, .l = code, .g = 1,
+	};
+}
+
+static int cpu_setup_long_mode(struct vcpu *vcpu, struct errbuf *err)
+{
+	struct vm *vm = vcpu->vm;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = { 0 };
+	int rc;
+
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, err)) < 0)
+		return rc;
+	cpu_flat_segment(&sregs.cs, LAYOUT_SEL_CODE, X86_SEG_TYPE_CODE, 1);
+	cpu_flat_segment(&sregs.ds, LAYOUT_SEL_DATA, X86_SEG_TYPE_DATA, 0);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	sregs.tr = (struct kvm_segment){ .limit = 0xfffff, .selector = LAYOUT_SEL_TSS, .type = X86_SEG_TYPE_TSS, .present = 1, .s = 0, .g = 1 };
+	sregs.gdt.base = LAYOUT_GDT;
+	sregs.gdt.limit = LAYOUT_GDT_ENTRIES * 8 - 1;
+	sregs.idt.base = LAYOUT_IDT;
+	sregs.idt.limit = 0;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_NE | X86_CR0_PG;
+	sregs.cr3 = LAYOUT_PML4;
+	sregs.cr4 = X86_CR4_PAE;
+	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
+	if ((rc = kvm_ioctl(vcpu->fd, KVM_SET_SREGS, &sregs, err)) < 0)
+		return rc;
+	regs.rip = vm->boot_entry;
+	regs.rsi = vm->boot_arg;
+	regs.rsp = LAYOUT_BOOT_STACK;
+	regs.rflags = X86_RFLAGS_FIXED;
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_REGS, &regs, err);
+	return rc < 0 ? rc : 0;
+}
+
+int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
+{
+	int rc;
+
+	if ((rc = cpu_setup_cpuid(vcpu, err)))
+		return rc;
+	if ((rc = cpu_setup_lapic(vcpu, err)))
+		return rc;
+	if ((rc = cpu_setup_fpu(vcpu, err)))
+		return rc;
+	if (vcpu->id == 0)
+		rc = cpu_setup_long_mode(vcpu, err);
+	return rc;
+}
+
+void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) < 0) {
+		snprintf(buf, len, "registers unavailable");
+		return;
+	}
+	snprintf(buf, len, "rip 0x%llx rsp 0x%llx cs 0x%x cpl %u cr0 0x%llx cr3 0x%llx",
+		 (unsigned long long)regs.rip, (unsigned long long)regs.rsp,
+		 sregs.cs.selector, sregs.cs.selector & 3,
+		 (unsigned long long)sregs.cr0, (unsigned long long)sregs.cr3);
+}

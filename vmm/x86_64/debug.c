@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Breakpoints and guest state the tracer needs on x86_64. */
+#include <errno.h>
+#include <string.h>
+
+#include "vmm/kvm/arch.h"
+#include "arch/slot.h"
+#include "vmm/x86_64/pagewalk.h"
+#include "vmm/x86_64/regs.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+const struct slot_ops *arch_slot_ops(void)
+{
+	return &slot_ops_x86_64;
+}
+
+int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n,
+			      struct errbuf *err)
+{
+	struct kvm_guest_debug dbg;
+	int rc;
+
+	memset(&dbg, 0, sizeof(dbg));
+	if (n > 4)
+		return err_set(err, EINVAL, "at most 4 hardware breakpoints");
+	if (n) {
+		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
+		dbg.arch.debugreg[7] = X86_DR7_FIXED1;
+		for (unsigned i = 0; i < n; i++) {
+			dbg.arch.debugreg[i] = addrs[i];	/* R/W 00 (execute), LEN 00 */
+			dbg.arch.debugreg[7] |= X86_DR7_L(i);
+		}
+	}
+	rc = kvm_ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg, err);
+	return rc < 0 ? rc : 0;
+}
+
+int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	struct kvm_regs regs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0)
+		return -EIO;
+	*pc = regs.rip;
+	return 0;
+}
+
+int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) < 0)
+		return -EIO;
+	*sp = regs.rsp;
+	return pagewalk_read(vcpu->vm, &sregs, regs.rsp, ret, sizeof(*ret));
+}
+
+int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
+{
+	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);
+}
+
+int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz)
+{
+	int rc = kvm_ioctl_val(vcpu->fd, KVM_GET_TSC_KHZ, 0, "KVM_GET_TSC_KHZ", NULL);
+
+	if (rc <= 0)
+		return rc < 0 ? rc : -ENODATA;
+	*khz = (uint64_t)rc;
+	return 0;
+}
+
+int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = X86_MSR_IA32_TSC };
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_MSRS, &m, NULL) != 1)
+		return -EIO;
+	*tsc = m.e.data;
+	return 0;
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* x86_64 exits the generic vCPU loop hands over: emulation failures and the unknown. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/x86_64/compat-insn.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+static const char *internal_suberror_name(unsigned sub)
+{
+	switch (sub) {
+	case KVM_INTERNAL_ERROR_EMULATION: return "emulation failure";
+	case KVM_INTERNAL_ERROR_SIMUL_EX: return "exception during exception delivery";
+	case KVM_INTERNAL_ERROR_DELIVERY_EV: return "event delivery failed";
+	default: return "internal error";
+	}
+}
+
+static void exit_internal_error(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	char regs[256], bytes[64] = "unavailable";
+	struct kvm_sregs sregs;
+	struct kvm_regs r;
+	uint8_t insn[16];
+	unsigned len = 0;
+
+	if (run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION && !compat_insn_assist(vcpu))
+		return;
+	arch_vcpu_describe(vcpu, regs, sizeof(regs));
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &r, NULL) >= 0 &&
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) >= 0 &&
+	    !compat_insn_bytes(vcpu, &sregs, r.rip, insn, &len)) {
+		size_t off = 0;
+
+		for (unsigned i = 0; i < len && off + 4 < sizeof(bytes); i++)
+			off += snprintf(bytes + off, sizeof(bytes) - off, "%s%02x", i ? " " : "", insn[i]);
+	}
+	vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL,
+			"KVM internal error on vCPU %u: %s (suberror %u), %s, instruction bytes: %s%s",
+			vcpu->id, internal_suberror_name(run->internal.suberror),
+			run->internal.suberror, regs, bytes,
+			vcpu->vm->cfg.compat ? "" : " (try --compat on)");
+}
+
+int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	*pc = vcpu->run->debug.arch.pc;
+	return 0;
+}
+
+int arch_vcpu_exit(struct vcpu *vcpu)
+{
+	char regs[256];
+
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_INTERNAL_ERROR:
+		exit_internal_error(vcpu);
+		return atomic_load(&vcpu->vm->stopping) ? -EIO : 0;
+	case KVM_EXIT_HLT:
+		return 0;	/* only without an in-kernel LAPIC; it waits in KVM otherwise */
+	default:
+		arch_vcpu_describe(vcpu, regs, sizeof(regs));
+		vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL, "unexpected KVM exit %u on vCPU %u (%s)",
+				vcpu->run->exit_reason, vcpu->id, regs);
+		return -EIO;
+	}
+}
