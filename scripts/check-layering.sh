@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The direction dependencies must point (shared/docs/DESIGN.md §2, README
+# "Layout"), checked over every quoted #include of the tree:
+#
+#   command line (vmm/cli) -> control (vmm/control) -> tracing (vmm/trace)
+#     -> {image reader (vmm/image), VM core (vmm/kvm), arch/, proto/}
+#   devices (vmm/devices) -> VM core;  host-arch VMM code (vmm/x86_64) -> VM core
+#
+# and: arch/ and proto/ depend on nothing of the project (arch/ sees only
+# arch/ and proto/, proto/ only <stdint.h>/<stddef.h>); the VM core never
+# includes the tracer, the control socket, the devices or its own arch
+# extension; the image reader needs no KVM; nothing below the command line
+# includes its header. `layering.sh [ROOT]` checks ROOT (default: this tree)
+# and prints one line per violation.
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+bad=0
+
+# violation FILE LINE WHY
+violation() { echo "FAIL: layering: $1 includes \"$2\": $3"; bad=$((bad + 1)); }
+
+# The quoted includes of FILE, one per line.
+quoted() { sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$1"; }
+angled() { sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+<([^>]+)>.*/\1/p' "$1"; }
+
+# check_dir DIR ALLOWED-REGEX WHY: every quoted include of DIR's sources
+# must match ALLOWED-REGEX (an ERE anchored at both ends).
+check_dir() {
+	local dir=$1 allowed=$2 why=$3 f i
+	[ -d "$dir" ] || { echo "FAIL: layering: $dir is missing"; bad=$((bad + 1)); return; }
+	while IFS= read -r f; do
+		while IFS= read -r i; do
+			[[ $i =~ ^($allowed)$ ]] || violation "$f" "$i" "$why"
+		done < <(quoted "$f")
+	done < <(find "$dir" -name '*.[chS]' | sort)
+}
+
+check_dir arch 'arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' "arch/ depends on nothing of the project but proto/"
+check_dir proto 'proto/[a-z0-9_.-]+' "proto/ is freestanding"
+while IFS= read -r f; do
+	while IFS= read -r i; do
+		case $i in stdint.h|stddef.h) ;; *) violation "$f" "<$i>" "proto/ headers use <stdint.h> only" ;; esac
+	done < <(angled "$f")
+done < <(find proto -name '*.h' | sort)
+check_dir guest-stub 'proto/[a-z0-9_.-]+' "the stub shares only the contract with the host"
+check_dir vmm/util 'vmm/util/[a-z0-9_.-]+' "the utilities are the bottom layer"
+check_dir vmm/image 'vmm/(image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"the image reader needs no KVM, no VM and no tracer"
+check_dir vmm/kvm 'vmm/(kvm|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"the VM core calls no layer above it (the tracer registers hooks) and no arch extension"
+check_dir vmm/devices 'vmm/(devices|kvm|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
+	"devices depend on the VM core only"
+for d in vmm/*/; do
+	d=${d%/}
+	case $d in vmm/cli|vmm/control|vmm/trace|vmm/image|vmm/kvm|vmm/devices|vmm/util) continue ;; esac
+	# A host-arch folder (vmm/x86_64, ...) or another host backend.
+	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|devices|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
+		"host-arch VMM code extends the VM core and calls no tracer"
+done
+check_dir vmm/trace 'vmm/(trace|kvm|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"tracing sits below the control socket and the command line, above the VM core"
+check_dir vmm/control 'vmm/(control|trace|kvm|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"the control socket sits below the command line"
+# Nothing outside the command line includes its header, tests included.
+while IFS= read -r f; do
+	case $f in vmm/cli/*) continue ;; esac
+	while IFS= read -r i; do
+		[[ $i == vmm/cli/* ]] && violation "$f" "$i" "only the command line includes its own header"
+	done < <(quoted "$f")
+done < <(find vmm arch proto guest-stub tests bench -name '*.[ch]' 2>/dev/null | sort)
+# No stray source in vmm/ itself: everything has a layer.
+for f in vmm/*.[ch]; do
+	[ -e "$f" ] && { echo "FAIL: layering: $f sits in no layer's folder"; bad=$((bad + 1)); }
+done
+[ "$bad" = 0 ] && echo "PASS: layering: every #include points down the layers"
+exit $((bad > 0))

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The include-graph check (scripts/check-layering.sh) passes on this tree,
+# and fails, naming each one, on a copy with one violation of each rule it
+# enforces planted in it (so the check itself cannot silently pass).
+. "$(dirname "$0")/../lib.sh"
+CHECK=$TOP/scripts/check-layering.sh
+
+"$CHECK" "$TOP" >"$TMPD/tree.out" 2>&1
+rc=$?
+sed 's/^/INFO: /' "$TMPD/tree.out" | grep -v '^INFO: PASS' | head -n 20
+check "this tree: every include points down the layers" [ "$rc" = 0 ]
+
+copy=$TMPD/tree
+mkdir -p "$copy"
+(cd "$TOP" && git ls-files -z arch proto guest-stub vmm tests bench | xargs -0 cp --parents -t "$copy")
+"$CHECK" "$copy" >/dev/null 2>&1
+check "an unchanged copy passes too" [ $? = 0 ]
+
+# plant FILE INCLUDE: adds the include at the top of FILE in the copy.
+plant() { sed -i "1a #include \"$2\"" "$copy/$1"; }
+plant arch/slot.c vmm/util/error.h
+plant arch/x86_64/slot.c vmm/kvm/vm.h
+plant proto/trace.h vmm/util/log.h
+plant vmm/kvm/vm.c vmm/trace/tracer.h
+plant vmm/kvm/vcpu.c vmm/cli/cmd.h
+plant vmm/kvm/vm.c vmm/devices/serial.h
+plant vmm/image/mcount.c vmm/kvm/vm.h
+plant vmm/x86_64/exit.c vmm/trace/tracer.h
+plant vmm/trace/tracer.c vmm/control/control.h
+plant vmm/control/control.c vmm/cli/cmd.h
+plant vmm/util/log.c vmm/kvm/vm.h
+plant vmm/devices/serial.c vmm/trace/ring.h
+plant tests/unit/test-filter.c vmm/cli/cmd.h
+sed -i '1a #include <stdio.h>' "$copy/proto/control.h"
+"$CHECK" "$copy" >"$TMPD/bad.out" 2>&1
+rc=$?
+check "the planted copy fails" [ "$rc" != 0 ]
+for want in 'arch/slot.c includes "vmm/util/error.h"' 'arch/x86_64/slot.c includes "vmm/kvm/vm.h"' \
+	'proto/trace.h includes "vmm/util/log.h"' 'proto/control.h includes "<stdio.h>"' \
+	'vmm/kvm/vm.c includes "vmm/trace/tracer.h"' 'vmm/kvm/vcpu.c includes "vmm/cli/cmd.h"' \
+	'vmm/kvm/vm.c includes "vmm/devices/serial.h"' 'vmm/image/mcount.c includes "vmm/kvm/vm.h"' \
+	'vmm/x86_64/exit.c includes "vmm/trace/tracer.h"' 'vmm/trace/tracer.c includes "vmm/control/control.h"' \
+	'vmm/control/control.c includes "vmm/cli/cmd.h"' 'vmm/util/log.c includes "vmm/kvm/vm.h"' \
+	'vmm/devices/serial.c includes "vmm/trace/ring.h"' 'tests/unit/test-filter.c includes "vmm/cli/cmd.h"'; do
+	check "planted: $want is named" grep -qF "$want" "$TMPD/bad.out"
+done
+# 14 plants; the command line's header inside the VM core and the control
+# socket breaks two rules each.
+check "planted: nothing else is reported (16 lines)" [ "$(grep -c '^FAIL: layering' "$TMPD/bad.out")" = 16 ]
+finish
