@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The slot patcher's phase machine (vmm/trace/patch.c), driven the way the tracer
- * drives it (tracer-client.c: want/unwant, then patch_sync with every vCPU
+ * drives it (tracer-change.c and tracer-client.c: want/unwant, then patch_sync with every vCPU
  * paused; tracer-run.c: patch_restore_all when the guest enters ftrace_init,
  * RUNNING once it returns, patch_drop_init when it frees its init text) over
  * a fake kernel: a vmlinux-like ELF whose text holds a few functions, its
