@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "vmm/trace/trace-text.h"
+#include "vmm/trace/writer.h"
 
 void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms, uint64_t tsc_khz)
 {
@@ -74,3 +77,48 @@ int trace_text_event(void *opaque, const struct ring_event *ev)
 		t->error = errno ? errno : EIO;
 	return 0;
 }
+
+/* The text format as a trace_writer (writer.h). */
+struct trace_writer {
+	struct trace_text text;
+};
+
+static int text_open(struct trace_writer **out_w, FILE *out, const struct trace_meta *meta,
+		     struct errbuf *err)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return err_set(err, ENOMEM, "out of memory for the text writer");
+	trace_text_init(&w->text, out, meta->syms, meta->tsc_khz);
+	w->text.tsc_base = meta->tsc_base;
+	trace_text_header(&w->text, meta->ncpus);
+	*out_w = w;
+	return 0;
+}
+
+static int text_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	trace_text_event(&w->text, ev);
+	return w->text.error ? -w->text.error : 0;
+}
+
+static int text_flush(struct trace_writer *w)
+{
+	if (fflush(w->text.out) && !w->text.error)
+		w->text.error = errno ? errno : EIO;
+	return w->text.error ? -w->text.error : 0;
+}
+
+static int text_close(struct trace_writer *w, const struct trace_stats *st, struct errbuf *err)
+{
+	int rc = text_flush(w);
+
+	(void)st;
+	free(w);
+	return rc ? err_set(err, -rc, "writing the text trace: %s", strerror(-rc)) : 0;
+}
+
+const struct trace_writer_ops trace_writer_text = {
+	.name = "text", .open = text_open, .event = text_event, .flush = text_flush, .close = text_close,
+};
