@@ -184,7 +184,7 @@ static void *vcpu_thread(void *arg)
 		vm->hooks.thread_enter(vm->hooks.opaque);
 	while (!atomic_load(&vm->stopping)) {
 		atomic_store(&vcpu->state, vm->pause_req ? VCPU_PAUSED : VCPU_IN_VMM);
-		vm_pause_point(vm);
+		vm_pause_point(vm, vcpu);
 		if (atomic_load(&vm->stopping))
 			break;
 		/* A plain load first: no locked exchange on every exit. */

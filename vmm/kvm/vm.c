@@ -227,10 +227,16 @@ static void vm_wait(struct vm *vm)
 	}
 }
 
+/* With pause_lock held: until every vCPU but self waits at its pause point. */
+static void vm_wait_paused(struct vm *vm, struct vcpu *self)
+{
+	while (vm->paused < vm->live_vcpus - (self ? 1 : 0))
+		pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
+}
+
 uint64_t vm_pause(struct vm *vm, struct vcpu *self)
 {
 	uint64_t start = util_now_ns();
-	unsigned others;
 
 	/*
 	 * A vCPU that pauses the others must keep honouring other pausers
@@ -238,7 +244,7 @@ uint64_t vm_pause(struct vm *vm, struct vcpu *self)
 	 */
 	if (self) {
 		while (pthread_mutex_trylock(&vm->pauser_lock)) {
-			vm_pause_point(vm);
+			vm_pause_point(vm, self);
 			sched_yield();
 		}
 	} else {
@@ -251,12 +257,7 @@ uint64_t vm_pause(struct vm *vm, struct vcpu *self)
 		if (&vm->vcpus[i] != self)
 			vcpu_kick(&vm->vcpus[i]);
 	pthread_mutex_lock(&vm->pause_lock);
-	for (;;) {
-		others = vm->live_vcpus - (self ? 1 : 0);
-		if (vm->paused >= others)
-			break;
-		pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
-	}
+	vm_wait_paused(vm, self);
 	pthread_mutex_unlock(&vm->pause_lock);
 	return util_now_ns() - start;
 }
@@ -270,16 +271,60 @@ void vm_resume(struct vm *vm)
 	pthread_mutex_unlock(&vm->pauser_lock);
 }
 
-void vm_pause_point(struct vm *vm)
+/* Whether a vCPU must wait at its pause point: paused, and not let run. */
+static int vm_must_wait(const struct vm *vm, const struct vcpu *vcpu)
+{
+	return vm->pause_req && !(vcpu && (vm->run_mask >> vcpu->id) & 1);
+}
+
+void vm_pause_point(struct vm *vm, struct vcpu *vcpu)
 {
 	pthread_mutex_lock(&vm->pause_lock);
-	if (vm->pause_req) {
+	if (vm_must_wait(vm, vcpu)) {
 		vm->paused++;
 		pthread_cond_broadcast(&vm->pause_cond);
-		while (vm->pause_req)
+		while (vm_must_wait(vm, vcpu))
 			pthread_cond_wait(&vm->pause_cond, &vm->pause_lock);
 		vm->paused--;
 	}
+	pthread_mutex_unlock(&vm->pause_lock);
+}
+
+void vm_let_run(struct vm *vm, struct vcpu *self, uint64_t mask, uint64_t wait_ns)
+{
+	unsigned long runs[VM_MAX_CPUS];
+	struct timespec nap = { 0, 20 * 1000 };
+	uint64_t start;
+	unsigned i, n = vm->ncpus;
+
+	if (self)
+		mask &= ~(1ULL << self->id);
+	for (i = 0; i < n; i++)
+		runs[i] = atomic_load(&vm->vcpus[i].runs);
+	pthread_mutex_lock(&vm->pause_lock);
+	vm->run_mask = mask;
+	pthread_cond_broadcast(&vm->pause_cond);
+	pthread_mutex_unlock(&vm->pause_lock);
+	/* Until each has begun a KVM_RUN: a fixed nap could end before the host woke its thread. */
+	start = util_now_ns();
+	for (i = 0; i < n && util_now_ns() - start < wait_ns && !atomic_load(&vm->stopping);) {
+		struct vcpu *v = &vm->vcpus[i];
+
+		if (!((mask >> i) & 1) || atomic_load(&v->runs) != runs[i] ||
+		    atomic_load(&v->state) == VCPU_STOPPED)
+			i++;
+		else
+			nanosleep(&nap, NULL);
+	}
+	nanosleep(&nap, NULL);	/* a few guest instructions more */
+	pthread_mutex_lock(&vm->pause_lock);
+	vm->run_mask = 0;
+	pthread_mutex_unlock(&vm->pause_lock);
+	for (i = 0; i < n; i++)
+		if ((mask >> i) & 1)
+			vcpu_kick(&vm->vcpus[i]);
+	pthread_mutex_lock(&vm->pause_lock);
+	vm_wait_paused(vm, self);
 	pthread_mutex_unlock(&vm->pause_lock);
 }
 

@@ -111,6 +111,7 @@ struct vm {
 	pthread_cond_t pause_cond;
 	pthread_mutex_t pauser_lock;	/* one pauser at a time */
 	int pause_req;
+	uint64_t run_mask;		/* while paused: vCPUs allowed to run (vm_let_run) */
 	unsigned paused;
 	unsigned live_vcpus;		/* vCPU threads still in their loop */
 
@@ -159,8 +160,16 @@ void vm_stop(struct vm *vm, struct vcpu *self, enum vm_stop_reason reason, const
  */
 uint64_t vm_pause(struct vm *vm, struct vcpu *self);
 void vm_resume(struct vm *vm);
+/*
+ * While paused by the caller: lets only the vCPUs in mask (bit i: vCPU i;
+ * never self) run until each has entered the guest once (at most
+ * wait_ns), then a moment more, and pauses them again. The other vCPUs
+ * stay paused throughout, so vCPUs that keep returning to some code (the
+ * tracer's stub) cannot keep each other from leaving it.
+ */
+void vm_let_run(struct vm *vm, struct vcpu *self, uint64_t mask, uint64_t wait_ns);
 /* Called by each vCPU thread between exits. */
-void vm_pause_point(struct vm *vm);
+void vm_pause_point(struct vm *vm, struct vcpu *vcpu);
 void vm_vcpu_exited(struct vm *vm);
 
 /* A guest-initiated reset: reboot, or the end of a panic with panic=-1. */

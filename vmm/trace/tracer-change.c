@@ -53,34 +53,15 @@ static uint64_t tracer_vcpus_in_stub(struct tracer *t, struct vcpu *self)
 }
 
 /*
- * Resumes the guest until every vCPU of `wait` has begun a KVM_RUN (or
- * WAIT_RUN_NS passed: a thread the host does not schedule), then pauses it
- * again: a vCPU that stopped inside the stub gets to run, however loaded the
- * host is, where a fixed nap could re-pause it before its thread woke.
+ * Lets the vCPUs of `wait` (those caught inside the stub) run a moment,
+ * the others staying paused, so that they leave the stub however busy the
+ * other vCPUs keep it; WAIT_RUN_NS bounds the wait for a thread the host
+ * does not schedule.
  */
 #define WAIT_RUN_NS (20 * 1000 * 1000ULL)
 static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
 {
-	unsigned long runs[VM_MAX_CPUS];
-	struct timespec nap = { 0, 20 * 1000 };
-	uint64_t start;
-	unsigned i, n = t->vm->ncpus;
-
-	for (i = 0; i < n; i++)
-		runs[i] = atomic_load(&t->vm->vcpus[i].runs);
-	vm_resume(t->vm);
-	start = util_now_ns();
-	for (i = 0; i < n && util_now_ns() - start < WAIT_RUN_NS && !atomic_load(&t->vm->stopping);) {
-		struct vcpu *v = &t->vm->vcpus[i];
-
-		if (v == self || !(wait & (1ULL << i)) || atomic_load(&v->runs) != runs[i] ||
-		    atomic_load(&v->state) == VCPU_STOPPED)
-			i++;
-		else
-			nanosleep(&nap, NULL);
-	}
-	nanosleep(&nap, NULL);	/* a few stub instructions, then pause again */
-	vm_pause(t->vm, self);
+	vm_let_run(t->vm, self, wait, WAIT_RUN_NS);
 }
 
 /*
