@@ -14,17 +14,20 @@ sock=$dir/vt.sock
 guest=$!
 trap 'kill "$guest" 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-# The socket exists before the guest's first instruction; wait for the
-# kernel's memory allocator to be in use ("Memory:" is printed by mm_init).
-until grep -q "Memory:" "$dir/console" 2>/dev/null; do
+# The socket exists before the guest's first instruction. An attach before
+# the guest's own ftrace_init has returned waits for it (the guest rewrites
+# every slot there), so wait until the kernel is well past it and its slab
+# allocator is busy: "pid_max:" is printed just before the caches of
+# processes, files and mounts are made, and initcalls follow.
+until grep -q "pid_max:" "$dir/console" 2>/dev/null; do
 	kill -0 "$guest" 2>/dev/null || { cat "$dir/boot.err" >&2; exit 1; }
 	sleep 0.5
 done
 
 echo "### vmmtrace attach $sock --trace 'kmem_cache_*' --duration 3"
 "$VMMTRACE" attach "$sock" --trace 'kmem_cache_*' --duration 3 -o "$dir/window.txt"
-grep -v '^#' "$dir/window.txt" | sed -n 1,5p
-echo "... $(grep -vc '^#' "$dir/window.txt") events in the window"
+grep -v '^#' "$dir/window.txt" | sed -n 1,5p || true
+echo "... $(grep -vc '^#' "$dir/window.txt" || true) events in the window"
 
 echo "### vmmtrace status $sock"
 "$VMMTRACE" status "$sock"

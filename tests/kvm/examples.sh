@@ -35,6 +35,7 @@ check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
 VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/attach.sh" "$LEAN_BZIMAGE" >"$TMPD/attach.out" 2>"$TMPD/attach.err"
 rc=$?
 check "attach.sh: status 0 (got $rc)" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || sed 's/^/INFO: attach.sh stderr: /' "$TMPD/attach.err" | tail -n 5
 n=$(sed -nE 's/^\.\.\. ([0-9]+) events in the window$/\1/p' "$TMPD/attach.out")
 check "attach.sh: the window has events (got '${n:-none}')" eval "[ -n '$n' ] && [ '$n' -gt 0 ]"
 check "attach.sh: every event shown is a kmem_cache_ function" \
