@@ -18,7 +18,7 @@
 /*
  * Field numbers and enum values of Perfetto's public protos, as published
  * in the Perfetto repository under protos/perfetto/trace/ (checked against
- * its files of 2026-08; these messages are Perfetto's stable API).
+ * google/perfetto at ec5d16b14b, 2026-08-22; these are its stable API).
  */
 enum {
 	/* trace.proto, message Trace */
