@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Perfetto writer (trace-perfetto.h). The file is a `Trace` message:
+ * each TracePacket is written as field 1 of it the moment it is complete,
+ * so the file is valid after every packet and needs no trailer. All
+ * packets are on one packet sequence, whose first packet clears its
+ * incremental state so that interned ids (iids) are valid from there on.
+ * docs/FORMATS.md ("Perfetto") shows the packets.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/trace/protobuf.h"
+#include "vmm/trace/trace-perfetto.h"
+
+/*
+ * Field numbers and enum values of Perfetto's public protos, as published
+ * in the Perfetto repository under protos/perfetto/trace/ (checked against
+ * google/perfetto at ec5d16b14b, 2026-08-22; these are its stable API).
+ */
+enum {
+	/* trace.proto, message Trace */
+	PF_TRACE_PACKET = 1,		/* repeated TracePacket packet */
+
+	/* trace_packet.proto, message TracePacket */
+	PF_PACKET_TIMESTAMP = 8,	/* uint64 timestamp */
+	PF_PACKET_SEQUENCE_ID = 10,	/* uint32 trusted_packet_sequence_id */
+	PF_PACKET_TRACK_EVENT = 11,	/* TrackEvent track_event */
+	PF_PACKET_INTERNED_DATA = 12,	/* InternedData interned_data */
+	PF_PACKET_SEQUENCE_FLAGS = 13,	/* uint32 sequence_flags */
+	PF_PACKET_TRACK_DESCRIPTOR = 60, /* TrackDescriptor track_descriptor */
+	/* enum TracePacket.SequenceFlags */
+	PF_SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	PF_SEQ_NEEDS_INCREMENTAL_STATE = 2,
+
+	/* track_event/track_event.proto, message TrackEvent */
+	PF_EVENT_CATEGORY_IIDS = 3,	/* repeated uint64 category_iids (EventCategory) */
+	PF_EVENT_ANNOTATIONS = 4,	/* repeated DebugAnnotation debug_annotations */
+	PF_EVENT_TYPE = 9,		/* Type type */
+	PF_EVENT_NAME_IID = 10,		/* uint64 name_iid (EventName) */
+	PF_EVENT_TRACK_UUID = 11,	/* uint64 track_uuid */
+	/* enum TrackEvent.Type */
+	PF_TYPE_SLICE_BEGIN = 1,
+	PF_TYPE_SLICE_END = 2,
+	PF_TYPE_INSTANT = 3,
+
+	/* track_event/debug_annotation.proto, message DebugAnnotation */
+	PF_ANNOT_NAME_IID = 1,		/* uint64 name_iid (DebugAnnotationName) */
+	PF_ANNOT_BOOL = 2,		/* bool bool_value */
+	PF_ANNOT_STRING_IID = 17,	/* uint64 string_value_iid (debug_annotation_string_values) */
+
+	/* track_event/track_descriptor.proto, message TrackDescriptor */
+	PF_TRACK_UUID = 1,		/* uint64 uuid */
+	PF_TRACK_NAME = 2,		/* string name */
+	PF_TRACK_PARENT_UUID = 5,	/* uint64 parent_uuid */
+	PF_TRACK_CHILD_ORDERING = 11,	/* ChildTracksOrdering child_ordering */
+	PF_TRACK_SIBLING_RANK = 12,	/* int32 sibling_order_rank */
+	PF_CHILD_ORDERING_EXPLICIT = 3,	/* enum TrackDescriptor.ChildTracksOrdering */
+
+	/* interned_data/interned_data.proto, message InternedData */
+	PF_INTERNED_CATEGORIES = 1,	/* repeated EventCategory event_categories */
+	PF_INTERNED_EVENT_NAMES = 2,	/* repeated EventName event_names */
+	PF_INTERNED_ANNOT_NAMES = 3,	/* repeated DebugAnnotationName debug_annotation_names */
+	PF_INTERNED_ANNOT_STRINGS = 29,	/* repeated InternedString debug_annotation_string_values */
+	/*
+	 * EventCategory and EventName (track_event.proto), DebugAnnotationName
+	 * (debug_annotation.proto): uint64 iid = 1, string name = 2;
+	 * InternedString (profiling/profile_common.proto): iid = 1, bytes str = 2.
+	 */
+	PF_ENTRY_IID = 1,
+	PF_ENTRY_NAME = 2,
+};
+
+/*
+ * Track uuids are small so that each event's track_uuid takes 1-2 bytes:
+ * the file has one producer, and other producers' uuids are 64-bit hashes.
+ * Tasks, once recorded, get their own range above the vCPUs'.
+ */
+#define PERFETTO_SEQUENCE_ID	1
+#define PERFETTO_UUID_GUEST	1
+#define PERFETTO_UUID_VCPU0	16
+#define PERFETTO_MAX_CPUS	65536	/* ring_event.cpu is 16 bits */
+
+/* Interned once in the first packet; the iids the events use. */
+enum { PERFETTO_CAT_FUNCTION = 1, PERFETTO_CAT_KVM = 2 };
+enum { PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2 };
+static const char *const perfetto_categories[] = { "function", "kvm" };
+static const char *const perfetto_annotations[] = { "parent", "irqs_off" };
+
+/* Where an event's name comes from. */
+enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
+/* Which annotations an event carries (bits). */
+#define PERFETTO_WITH_PARENT	0x1
+#define PERFETTO_WITH_IRQS_OFF	0x2
+
+static const struct perfetto_kind_desc {
+	uint8_t type;		/* TrackEvent.Type */
+	uint8_t name;		/* PERFETTO_NAME_* */
+	uint8_t category;	/* category iid, 0 for none */
+	uint8_t with;		/* PERFETTO_WITH_* */
+} perfetto_kinds[TRACE_PERFETTO_NKINDS] = {
+	[TRACE_PERFETTO_FUNC_ENTRY] = { PF_TYPE_INSTANT, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
+					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
+	[TRACE_PERFETTO_FUNC_BEGIN] = { PF_TYPE_SLICE_BEGIN, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
+					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
+	/* An end closes the innermost open slice of its track: no name needed. */
+	[TRACE_PERFETTO_FUNC_END] = { PF_TYPE_SLICE_END, PERFETTO_NAME_NONE, 0, 0 },
+	[TRACE_PERFETTO_VM_EVENT] = { PF_TYPE_INSTANT, PERFETTO_NAME_GIVEN, PERFETTO_CAT_KVM, 0 },
+};
+
+/* An open-addressed map from a 64-bit key (an address) to its iid. */
+struct perfetto_intern {
+	uint64_t *keys;
+	uint64_t *iids;		/* 0: empty slot (iids start at 1) */
+	size_t mask;		/* slots - 1; no slots while mask is 0 */
+	size_t count;
+};
+
+struct trace_writer {
+	FILE *out;
+	struct trace_meta meta;
+	struct protobuf_buf pkt;	/* the TracePacket being built */
+	/* Event names by function address and by VM event name pointer. */
+	struct perfetto_intern func_names, given_names;
+	struct perfetto_intern callers;	/* annotation strings by return address */
+	uint64_t next_name_iid, next_string_iid;
+	uint8_t described[PERFETTO_MAX_CPUS / 8];	/* vCPUs whose track is written */
+	int error;			/* errno of the first failure */
+};
+
+static size_t perfetto_intern_slot(const struct perfetto_intern *t, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & t->mask;
+
+	while (t->iids[i] && t->keys[i] != key)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+static int perfetto_intern_grow(struct perfetto_intern *t)
+{
+	struct perfetto_intern n = { .mask = t->mask ? 2 * t->mask + 1 : 1023 };
+
+	n.keys = calloc(n.mask + 1, sizeof(*n.keys));
+	n.iids = calloc(n.mask + 1, sizeof(*n.iids));
+	if (!n.keys || !n.iids) {
+		free(n.keys);
+		free(n.iids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; t->mask && i <= t->mask; i++) {
+		if (t->iids[i]) {
+			size_t s = perfetto_intern_slot(&n, t->keys[i]);
+
+			n.keys[s] = t->keys[i];
+			n.iids[s] = t->iids[i];
+		}
+	}
+	n.count = t->count;
+	free(t->keys);
+	free(t->iids);
+	*t = n;
+	return 0;
+}
+
+/*
+ * The iid of key in t; a key seen for the first time gets *next (which
+ * then advances) and *fresh is set: the caller must emit its string in
+ * this packet's InternedData. Returns 0 or -ENOMEM.
+ */
+static int perfetto_intern(struct perfetto_intern *t, uint64_t key, uint64_t *next,
+			   uint64_t *iid, int *fresh)
+{
+	size_t s;
+
+	*fresh = 0;
+	if (t->mask) {
+		s = perfetto_intern_slot(t, key);
+		if (t->iids[s]) {
+			*iid = t->iids[s];
+			return 0;
+		}
+	}
+	if ((t->count + 1) * 2 > t->mask && perfetto_intern_grow(t))
+		return -ENOMEM;
+	s = perfetto_intern_slot(t, key);
+	t->keys[s] = key;
+	t->iids[s] = *iid = (*next)++;
+	t->count++;
+	*fresh = 1;
+	return 0;
+}
+
+static void perfetto_intern_free(struct perfetto_intern *t)
+{
+	free(t->keys);
+	free(t->iids);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Appends the finished packet to the file as one `Trace.packet` field. */
+static int perfetto_write_packet(struct trace_writer *w)
+{
+	uint8_t hdr[1 + PROTOBUF_VARINT_MAX];
+	size_t n;
+
+	if (w->pkt.error && !w->error)
+		w->error = w->pkt.error;
+	if (w->error)
+		return -w->error;
+	hdr[0] = PF_TRACE_PACKET << 3 | PROTOBUF_WIRE_LEN;
+	n = 1 + protobuf_varint_encode(hdr + 1, w->pkt.len);
+	if (fwrite(hdr, 1, n, w->out) != n || fwrite(w->pkt.data, 1, w->pkt.len, w->out) != w->pkt.len)
+		w->error = errno ? errno : EIO;
+	protobuf_buf_reset(&w->pkt);
+	return -w->error;
+}
+
+/* An InternedData entry: EventCategory, EventName, DebugAnnotationName, InternedString. */
+static void perfetto_put_entry(struct protobuf_buf *b, uint32_t field, uint64_t iid, const char *name)
+{
+	size_t m = protobuf_begin_message(b, field);
+
+	protobuf_put_uint(b, PF_ENTRY_IID, iid);
+	protobuf_put_string(b, PF_ENTRY_NAME, name);
+	protobuf_end_message(b, m);
+}
+
+/*
+ * The first packet: clears the sequence's incremental state, interns the
+ * fixed categories and annotation names, and describes the guest's track,
+ * the parent of every vCPU track.
+ */
+static int perfetto_write_start(struct trace_writer *w)
+{
+	struct protobuf_buf *b = &w->pkt;
+	size_t m;
+
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
+	m = protobuf_begin_message(b, PF_PACKET_INTERNED_DATA);
+	for (unsigned i = 0; i < sizeof(perfetto_categories) / sizeof(perfetto_categories[0]); i++)
+		perfetto_put_entry(b, PF_INTERNED_CATEGORIES, i + 1, perfetto_categories[i]);
+	for (unsigned i = 0; i < sizeof(perfetto_annotations) / sizeof(perfetto_annotations[0]); i++)
+		perfetto_put_entry(b, PF_INTERNED_ANNOT_NAMES, i + 1, perfetto_annotations[i]);
+	protobuf_end_message(b, m);
+	m = protobuf_begin_message(b, PF_PACKET_TRACK_DESCRIPTOR);
+	protobuf_put_uint(b, PF_TRACK_UUID, PERFETTO_UUID_GUEST);
+	protobuf_put_string(b, PF_TRACK_NAME, "guest kernel");
+	/* vCPU 10 after vCPU 9, not after vCPU 1. */
+	protobuf_put_uint(b, PF_TRACK_CHILD_ORDERING, PF_CHILD_ORDERING_EXPLICIT);
+	protobuf_end_message(b, m);
+	return perfetto_write_packet(w);
+}
+
+/* The vCPU's track, written once, before its first event (or at open). */
+static int perfetto_describe_cpu(struct trace_writer *w, unsigned cpu)
+{
+	struct protobuf_buf *b = &w->pkt;
+	char name[32];
+	size_t m;
+
+	if (w->described[cpu / 8] & (1u << (cpu % 8)))
+		return 0;
+	w->described[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+	snprintf(name, sizeof(name), "vCPU %u", cpu);
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
+	m = protobuf_begin_message(b, PF_PACKET_TRACK_DESCRIPTOR);
+	protobuf_put_uint(b, PF_TRACK_UUID, PERFETTO_UUID_VCPU0 + (uint64_t)cpu);
+	protobuf_put_uint(b, PF_TRACK_PARENT_UUID, PERFETTO_UUID_GUEST);
+	protobuf_put_string(b, PF_TRACK_NAME, name);
+	protobuf_put_int(b, PF_TRACK_SIBLING_RANK, cpu);
+	protobuf_end_message(b, m);
+	return perfetto_write_packet(w);
+}
+
+/* A symbol's name when addr lies inside it (the nearest symbol can be far off). */
+static const char *perfetto_sym(const struct trace_writer *w, uint64_t addr, uint64_t *off)
+{
+	const struct symtab *syms = w->meta.syms;
+	const struct symbol *s = syms ? symtab_find_addr(syms, addr, off) : NULL;
+
+	if (!s || *off >= symtab_extent(syms, s))
+		return NULL;
+	return symtab_name(syms, s);
+}
+
+/*
+ * Names as trace-text.c gives them: a traced function is its symbol only
+ * at the symbol's first byte (the slot), a caller is the symbol its return
+ * address lies in; anything else is the address in hexadecimal.
+ */
+static const char *perfetto_func_name(const struct trace_writer *w, uint64_t addr, char buf[32])
+{
+	uint64_t off;
+	const char *name = perfetto_sym(w, addr, &off);
+
+	if (name && !off)
+		return name;
+	snprintf(buf, 32, "0x%" PRIx64, addr);
+	return buf;
+}
+
+static const char *perfetto_caller_name(const struct trace_writer *w, uint64_t addr, char buf[32])
+{
+	uint64_t off;
+	const char *name = perfetto_sym(w, addr, &off);
+
+	if (name)
+		return name;
+	snprintf(buf, 32, "0x%" PRIx64, addr);
+	return buf;
+}
+
+/* An event's interned ids, and the strings to intern with it when new. */
+struct perfetto_names {
+	uint64_t name_iid, caller_iid;
+	const char *new_name, *new_caller;
+	char name_buf[32], caller_buf[32];
+};
+
+static int perfetto_resolve(struct trace_writer *w, const struct perfetto_kind_desc *k,
+			    const struct ring_event *ev, const char *given, struct perfetto_names *n)
+{
+	int fresh, rc = 0;
+
+	if (k->name == PERFETTO_NAME_FUNC) {
+		rc = perfetto_intern(&w->func_names, ev->func, &w->next_name_iid, &n->name_iid, &fresh);
+		if (!rc && fresh)
+			n->new_name = perfetto_func_name(w, ev->func, n->name_buf);
+	} else if (k->name == PERFETTO_NAME_GIVEN) {
+		rc = perfetto_intern(&w->given_names, (uintptr_t)given, &w->next_name_iid,
+				     &n->name_iid, &fresh);
+		if (!rc && fresh)
+			n->new_name = given;
+	}
+	if (!rc && (k->with & PERFETTO_WITH_PARENT)) {
+		rc = perfetto_intern(&w->callers, ev->parent, &w->next_string_iid, &n->caller_iid, &fresh);
+		if (!rc && fresh)
+			n->new_caller = perfetto_caller_name(w, ev->parent, n->caller_buf);
+	}
+	return rc;
+}
+
+static void perfetto_put_annotation(struct protobuf_buf *b, uint64_t name_iid, uint32_t field,
+				    uint64_t value)
+{
+	size_t m = protobuf_begin_message(b, PF_EVENT_ANNOTATIONS);
+
+	protobuf_put_uint(b, PF_ANNOT_NAME_IID, name_iid);
+	protobuf_put_uint(b, field, value);
+	protobuf_end_message(b, m);
+}
+
+static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kind_desc *k,
+			       const struct ring_event *ev, const struct perfetto_names *n)
+{
+	struct protobuf_buf *b = &w->pkt;
+	size_t m;
+
+	protobuf_put_uint(b, PF_PACKET_TIMESTAMP, trace_meta_ns(&w->meta, ev->tsc));
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
+	if (n->new_name || n->new_caller) {
+		m = protobuf_begin_message(b, PF_PACKET_INTERNED_DATA);
+		if (n->new_name)
+			perfetto_put_entry(b, PF_INTERNED_EVENT_NAMES, n->name_iid, n->new_name);
+		if (n->new_caller)
+			perfetto_put_entry(b, PF_INTERNED_ANNOT_STRINGS, n->caller_iid, n->new_caller);
+		protobuf_end_message(b, m);
+	}
+	m = protobuf_begin_message(b, PF_PACKET_TRACK_EVENT);
+	protobuf_put_uint(b, PF_EVENT_TYPE, k->type);
+	protobuf_put_uint(b, PF_EVENT_TRACK_UUID, PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu);
+	if (k->category)
+		protobuf_put_uint(b, PF_EVENT_CATEGORY_IIDS, k->category);
+	if (k->name != PERFETTO_NAME_NONE)
+		protobuf_put_uint(b, PF_EVENT_NAME_IID, n->name_iid);
+	if (k->with & PERFETTO_WITH_PARENT)
+		perfetto_put_annotation(b, PERFETTO_ANN_PARENT, PF_ANNOT_STRING_IID, n->caller_iid);
+	if (k->with & PERFETTO_WITH_IRQS_OFF)
+		perfetto_put_annotation(b, PERFETTO_ANN_IRQS_OFF, PF_ANNOT_BOOL,
+					!!(ev->flags & VT_REC_FLAG_IRQS_OFF));
+	protobuf_end_message(b, m);
+}
+
+int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
+			const struct ring_event *ev, const char *name)
+{
+	const struct perfetto_kind_desc *k;
+	struct perfetto_names n = { 0 };
+	int rc;
+
+	if ((unsigned)kind >= TRACE_PERFETTO_NKINDS)
+		return -EINVAL;
+	k = &perfetto_kinds[kind];
+	if (k->name == PERFETTO_NAME_GIVEN && !name)
+		return -EINVAL;
+	if (w->error)
+		return -w->error;
+	rc = perfetto_describe_cpu(w, ev->cpu);
+	if (!rc)
+		rc = perfetto_resolve(w, k, ev, name, &n);
+	if (rc) {
+		if (!w->error)
+			w->error = -rc;
+		return rc;
+	}
+	perfetto_put_event(w, k, ev, &n);
+	return perfetto_write_packet(w);
+}
+
+static void perfetto_free(struct trace_writer *w)
+{
+	protobuf_buf_free(&w->pkt);
+	perfetto_intern_free(&w->func_names);
+	perfetto_intern_free(&w->given_names);
+	perfetto_intern_free(&w->callers);
+	free(w);
+}
+
+static int perfetto_open(struct trace_writer **out_w, FILE *out, const struct trace_meta *meta,
+			 struct errbuf *err)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w)
+		return err_set(err, ENOMEM, "out of memory for the perfetto writer");
+	w->out = out;
+	w->meta = *meta;
+	w->next_name_iid = w->next_string_iid = 1;
+	protobuf_buf_init(&w->pkt);
+	rc = perfetto_write_start(w);
+	for (unsigned cpu = 0; !rc && cpu < meta->ncpus && cpu < PERFETTO_MAX_CPUS; cpu++)
+		rc = perfetto_describe_cpu(w, cpu);
+	if (rc) {
+		perfetto_free(w);
+		return err_set(err, -rc, "writing the perfetto trace's tracks: %s", strerror(-rc));
+	}
+	*out_w = w;
+	return 0;
+}
+
+static int perfetto_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	/* The stub records entries only: each is an instant (trace-perfetto.h). */
+	return trace_perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL);
+}
+
+static int perfetto_flush(struct trace_writer *w)
+{
+	if (fflush(w->out) && !w->error)
+		w->error = errno ? errno : EIO;
+	return -w->error;
+}
+
+static int perfetto_close(struct trace_writer *w, const struct trace_stats *st, struct errbuf *err)
+{
+	int rc = perfetto_flush(w);
+
+	(void)st;
+	perfetto_free(w);
+	return rc ? err_set(err, -rc, "writing the perfetto trace: %s", strerror(-rc)) : 0;
+}
+
+const struct trace_writer_ops trace_writer_perfetto = {
+	.name = "perfetto", .open = perfetto_open, .event = perfetto_event,
+	.flush = perfetto_flush, .close = perfetto_close,
+};

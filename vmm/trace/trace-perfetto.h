@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Perfetto output: a protobuf `Trace` (a stream of TracePackets) that the
+ * Perfetto UI and trace_processor open. Layout: docs/FORMATS.md, "Perfetto".
+ *
+ * Each event is one TrackEvent on its vCPU's track, under one track for the
+ * guest kernel. Event names, the callers' names and the annotation keys are
+ * interned on one packet sequence, so a long trace names each function once.
+ */
+#ifndef VMM_TRACE_PERFETTO_H
+#define VMM_TRACE_PERFETTO_H
+
+#include "vmm/trace/writer.h"
+
+extern const struct trace_writer_ops trace_writer_perfetto;
+
+/*
+ * What an event is, which decides how it is encoded (the table in
+ * trace-perfetto.c): its TrackEvent type, where its name comes from, its
+ * category and its annotations. The writer's event() maps every ring event
+ * to FUNC_ENTRY today; the other kinds are for returns and VM events, once
+ * they are recorded, through trace_perfetto_emit().
+ */
+enum trace_perfetto_kind {
+	TRACE_PERFETTO_FUNC_ENTRY,	/* instant: a function was entered (no return recorded) */
+	TRACE_PERFETTO_FUNC_BEGIN,	/* slice begin: a function entered whose return is recorded */
+	TRACE_PERFETTO_FUNC_END,	/* slice end: that function returned (ev->func, parent unused) */
+	TRACE_PERFETTO_VM_EVENT,	/* instant: a VM event, named by the caller (e.g. "kvm:kvm_exit") */
+	TRACE_PERFETTO_NKINDS
+};
+
+/*
+ * Writes one event of the given kind: ev gives the time, the vCPU, the
+ * function, the caller and the flags; name is the VM event's name and is
+ * interned by its address, so it must be a string that lives as long as
+ * the writer (a literal or a table entry); NULL for the other kinds.
+ * Returns 0 or -errno (-EINVAL for an unknown kind or a missing name).
+ */
+int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
+			const struct ring_event *ev, const char *name);
+
+#endif
