@@ -23,6 +23,7 @@ PREP_PACKAGES=(
 	qemu-system-x86					# the reference host
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
 	clang						# fuzzing
+	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 )
 # The cross tools of the slot tests (scripts/packages-arch.txt, one a line).
 while IFS= read -r prep_line; do
