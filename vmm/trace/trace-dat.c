@@ -271,6 +271,8 @@ static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
 	uint8_t *payload;
 	int rc;
 
+	if (need > TRACE_DAT_PAGE_DATA)
+		return -EMSGSIZE;	/* a table entry larger than a page: never fits */
 	if (c->open) {
 		/* Time going back, or a gap no extend holds: a new page states the time itself. */
 		if (ns < c->last_ns || ns - c->last_ns >= (1ull << DAT_EXTEND_BITS))
