@@ -24,6 +24,7 @@ PREP_PACKAGES=(
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
 	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/unit/perfetto-protoc.sh)
 	clang						# fuzzing
+	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 )
 # The cross tools of the slot tests (scripts/packages-arch.txt, one a line).
 while IFS= read -r prep_line; do

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * For test-trace-dat.c: the oracle. Debian's `trace-cmd report` reads the
+ * .dat and every line it prints must say what the text writer says of the
+ * same event. Two documented differences are allowed, and only exactly
+ * them: report merges the CPUs by nanosecond and prints ties lowest CPU
+ * first (exp[] is in that order; the tracer's order breaks ties by TSC),
+ * and report rounds to the nearest microsecond where vmmtrace's text
+ * truncates. `-l` adds the latency columns (irqs-off); `-O parent=1` makes
+ * the function plugin print the parent, which it hides by default.
+ */
+#ifndef TESTS_UNIT_DAT_REPORT_H
+#define TESTS_UNIT_DAT_REPORT_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "vmm/trace/trace-dat.h"
+
+struct dat_line {
+	unsigned cpu;
+	char flag;
+	uint64_t usec;
+	char comm[64], func[128], parent[128];
+};
+
+/* The event lines of a text trace or a report (header lines skipped). */
+static size_t dat_parse_lines(char *text, struct dat_line *out, size_t max, int report, size_t *bad)
+{
+	size_t n = 0;
+
+	*bad = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		struct dat_line l = { 0 };
+		uint64_t sec, usec;
+		int got;
+
+		if (line[0] == '#' || !strncmp(line, "cpus=", 5))
+			continue;
+		if (report)
+			got = sscanf(line, " %63s %u%c%*s %" SCNu64 ".%" SCNu64 ": function: %127s <-- %127s",
+				     l.comm, &l.cpu, &l.flag, &sec, &usec, l.func, l.parent);
+		else
+			got = sscanf(line, " %63s [%u] %c%*s %" SCNu64 ".%" SCNu64 ": %127s <-%127s",
+				     l.comm, &l.cpu, &l.flag, &sec, &usec, l.func, l.parent);
+		if (got != 7 || n >= max) {
+			if ((*bad)++ < 3)
+				printf("INFO: unparsed %s line: %s\n", report ? "report" : "text", line);
+			continue;
+		}
+		l.usec = sec * 1000000 + usec;
+		out[n++] = l;
+	}
+	return n;
+}
+
+/* The text writer's output for the events, in the tracer's order. */
+static char *dat_text_of(const struct trace_meta *m, const struct ring_event *ev, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct trace_writer *w = NULL;
+	struct errbuf err;
+
+	if (!f || trace_writer_text.open(&w, f, m, &err))
+		exit(1);
+	for (size_t i = 0; i < n; i++)
+		trace_writer_text.event(w, &ev[i]);
+	trace_writer_text.close(w, NULL, &err);
+	fclose(f);
+	return buf;
+}
+
+static char *dat_read_all(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+
+	do {
+		if (len + 65536 > cap && !(buf = realloc(buf, cap = 2 * cap + 65536)))
+			exit(1);
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got);
+	buf[len] = 0;
+	return buf;
+}
+
+/* Report line r against the text writer's line t of the same event (ns from its TSC). */
+static int dat_line_agrees(const struct dat_line *r, const struct dat_line *t, uint64_t ns, size_t *rounded)
+{
+	int time_ok = r->usec == t->usec || (r->usec == t->usec + 1 && ns % 1000 >= 500);
+
+	*rounded += r->usec != t->usec;
+	return !strcmp(r->comm, "<idle>-0") && r->cpu == t->cpu && r->flag == t->flag && time_ok &&
+	       !strcmp(r->func, t->func) && !strcmp(r->parent, t->parent);
+}
+
+static void check_report(const char *name, const char *path, const struct trace_meta *m,
+			 const struct ring_event *ev, const struct ring_event *exp, size_t n)
+{
+	char cmd[2400], errpath[600];
+	struct dat_line *rl = calloc(n + 1, sizeof(*rl)), *tl = calloc(n + 1, sizeof(*tl));
+	size_t nr, nt, bad_r, bad_t, rounded = 0, reordered = 0, wrong = 0;
+	struct stat st;
+	char *rtext, *ttext;
+	FILE *p;
+	int status;
+
+	snprintf(errpath, sizeof(errpath), "%s.err", path);
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -l -O parent=1 -i '%s' 2>'%s'", path, errpath);
+	if (!rl || !tl || !(p = popen(cmd, "r")))
+		exit(1);
+	rtext = dat_read_all(p);
+	status = pclose(p);
+	CHECK(status == 0 && !stat(errpath, &st) && st.st_size == 0,
+	      "%s: trace-cmd report reads it, status 0, nothing on stderr (status %d)", name, status);
+	ttext = dat_text_of(m, ev, n);
+	nr = dat_parse_lines(rtext, rl, n + 1, 1, &bad_r);
+	nt = dat_parse_lines(ttext, tl, n + 1, 0, &bad_t);
+	CHECK(nr == n && nt == n && !bad_r && !bad_t, "%s: report prints %zu event lines, text %zu, of %zu",
+	      name, nr, nt, n);
+	for (size_t k = 0; k < nr && k < n; k++) {
+		size_t i = exp[k].seq;	/* the event's index in the tracer's order */
+
+		reordered += i != k;
+		if (!dat_line_agrees(&rl[k], &tl[i], trace_meta_ns(m, ev[i].tsc), &rounded) && wrong++ < 5)
+			printf("INFO: line %zu: report %s [%u] %c %" PRIu64 " us %s <- %s; text [%u] %c %" PRIu64
+			       " us %s <- %s\n", k, rl[k].comm, rl[k].cpu, rl[k].flag, rl[k].usec, rl[k].func,
+			       rl[k].parent, tl[i].cpu, tl[i].flag, tl[i].usec, tl[i].func, tl[i].parent);
+	}
+	CHECK(nr == n && !wrong, "%s: every report line agrees with the text writer's: CPU, irqs-off, "
+	      "microseconds, function, parent (%zu lines; %zu rounded up a microsecond, %zu ties reordered by CPU)",
+	      name, nr, rounded, reordered);
+	free(rtext);
+	free(ttext);
+	free(rl);
+	free(tl);
+}
+
+#endif

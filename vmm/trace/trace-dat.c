@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace.dat writer (trace-dat.h): trace-cmd's file version 6, as its
+ * trace-cmd.dat.v6(5) page describes it, holding the kernel's ring-buffer
+ * pages. Everything before the CPU data is known at open and written then;
+ * the per-CPU data must be contiguous per CPU in the file, so each CPU's
+ * finished pages wait in a temporary file until close, which writes the
+ * options, the offsets and the pages. Offsets count the bytes this writer
+ * wrote, so out need not be seekable (a pipe works).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/trace/trace-dat.h"
+
+/* The ring buffer's event header: 5-bit type_len, 27-bit time_delta. */
+#define DAT_TYPE_LEN_MAX	28u	/* data events: type_len * 4 payload bytes */
+#define DAT_TYPE_TIME_EXTEND	30u
+#define DAT_DELTA_BITS		27
+#define DAT_EXTEND_BITS		(DAT_DELTA_BITS + 32)	/* time_delta + array[0] */
+
+/* TRACECMD_OPTION_* ids of the options section (trace-cmd.dat.v7(5)). */
+#define DAT_OPTION_DONE		0
+#define DAT_OPTION_CPUSTAT	2
+#define DAT_OPTION_TRACECLOCK	4
+
+/* events/header_page and events/header_event of a 64-bit kernel. */
+static const char dat_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char dat_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+struct dat_cpu {
+	FILE *pages;		/* finished pages, in order */
+	uint8_t page[TRACE_DAT_PAGE_SIZE];
+	size_t used;		/* data bytes in page (its commit) */
+	int open;		/* page holds a timestamp and maybe events */
+	uint64_t last_ns;	/* time of the last event written to page */
+	uint64_t npages, nevents;
+};
+
+struct trace_writer {
+	FILE *out;
+	uint64_t pos;		/* bytes written to out: the file offset */
+	int error;		/* errno of the first failed write */
+	struct errbuf err;	/* the first event() failure, reported by close */
+	int failed;
+	struct trace_meta meta;
+	struct dat_cpu *cpus;
+};
+
+static void dat_write(struct trace_writer *w, const void *p, size_t n)
+{
+	if (w->error || !n)
+		return;
+	if (fwrite(p, 1, n, w->out) != n)
+		w->error = errno ? errno : EIO;
+	w->pos += n;
+}
+
+static void dat_write_le(struct trace_writer *w, uint64_t v, unsigned bytes)
+{
+	uint8_t b[8];
+
+	for (unsigned i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	dat_write(w, b, bytes);
+}
+
+static void dat_write_zeros(struct trace_writer *w, size_t n)
+{
+	static const uint8_t zero[256];
+
+	while (n) {
+		size_t k = n < sizeof(zero) ? n : sizeof(zero);
+
+		dat_write(w, zero, k);
+		n -= k;
+	}
+}
+
+/* A text section: its size in size_bytes little-endian bytes, then the text. */
+static void dat_write_sized(struct trace_writer *w, const char *text, size_t len, unsigned size_bytes)
+{
+	dat_write_le(w, len, size_bytes);
+	dat_write(w, text, len);
+}
+
+/* Runs fill(w, arg, f) on a memory stream and writes the result as a sized text. */
+static int dat_write_built(struct trace_writer *w, void (*fill)(struct trace_writer *, const void *, FILE *),
+			   const void *arg, unsigned size_bytes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -(errno ? errno : ENOMEM);
+	fill(w, arg, f);
+	if (fclose(f)) {
+		free(buf);
+		return -(errno ? errno : ENOMEM);
+	}
+	dat_write_sized(w, buf, len, size_bytes);
+	free(buf);
+	return 0;
+}
+
+static void dat_fill_format(struct trace_writer *w, const void *arg, FILE *f)
+{
+	(void)w;
+	trace_dat_event_format(arg, f);
+}
+
+/* Events of system sys: each format with a u64 size before it. */
+static int dat_write_system(struct trace_writer *w, const char *sys)
+{
+	uint32_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < trace_dat_nevents; i++)
+		n += !strcmp(trace_dat_events[i].system, sys);
+	dat_write_le(w, n, 4);
+	for (size_t i = 0; i < trace_dat_nevents && !rc; i++)
+		if (!strcmp(trace_dat_events[i].system, sys))
+			rc = dat_write_built(w, dat_fill_format, &trace_dat_events[i], 8);
+	return rc;
+}
+
+/* The ftrace formats, then every other system once, in table order. */
+static int dat_write_formats(struct trace_writer *w)
+{
+	uint32_t nsys = 0;
+	size_t i, j;
+	int rc;
+
+	rc = dat_write_system(w, "ftrace");
+	for (i = 0; i < trace_dat_nevents; i++) {
+		for (j = 0; j < i && strcmp(trace_dat_events[j].system, trace_dat_events[i].system); j++)
+			;
+		nsys += j == i && strcmp(trace_dat_events[i].system, "ftrace");
+	}
+	dat_write_le(w, nsys, 4);
+	for (i = 0; i < trace_dat_nevents && !rc; i++) {
+		const char *sys = trace_dat_events[i].system;
+
+		for (j = 0; j < i && strcmp(trace_dat_events[j].system, sys); j++)
+			;
+		if (j < i || !strcmp(sys, "ftrace"))
+			continue;
+		dat_write(w, sys, strlen(sys) + 1);
+		rc = dat_write_system(w, sys);
+	}
+	return rc;
+}
+
+/* A name /proc/kallsyms could show: a whitespace would split its line. */
+static int dat_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * /proc/kallsyms lines. Of aliases only the first is written, the one the
+ * text writer names (symtab_find_addr), since readers pick among equal
+ * addresses as their sort happens to leave them.
+ */
+static void dat_fill_kallsyms(struct trace_writer *w, const void *arg, FILE *f)
+{
+	const struct symtab *t = arg;
+
+	(void)w;
+	for (size_t i = 0; t && i < t->count; i++) {
+		const struct symbol *s = &t->syms[i];
+
+		if (i && t->syms[i - 1].addr == s->addr)
+			continue;
+		if (dat_name_ok(symtab_name(t, s)))
+			fprintf(f, "%016" PRIx64 " %c %s\n", s->addr, s->type, symtab_name(t, s));
+	}
+}
+
+/* Everything from the magic to the CPU count: all known before any event. */
+static int dat_write_head(struct trace_writer *w)
+{
+	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '6', 0 };
+	/* The stub records no task: every event is pid 0, the idle task. */
+	static const char cmdlines[] = "0 <idle>\n";
+	int rc;
+
+	dat_write(w, magic, sizeof(magic));
+	dat_write_le(w, 0, 1);				/* little endian */
+	dat_write_le(w, 8, 1);				/* long size */
+	dat_write_le(w, TRACE_DAT_PAGE_SIZE, 4);
+	dat_write(w, "header_page", 12);
+	dat_write_sized(w, dat_header_page, strlen(dat_header_page), 8);
+	dat_write(w, "header_event", 13);
+	dat_write_sized(w, dat_header_event, strlen(dat_header_event), 8);
+	rc = dat_write_formats(w);
+	if (!rc)
+		rc = dat_write_built(w, dat_fill_kallsyms, w->meta.syms, 4);
+	dat_write_le(w, 0, 4);				/* printk formats: none */
+	dat_write_sized(w, cmdlines, strlen(cmdlines), 8);
+	dat_write_le(w, w->meta.ncpus, 4);
+	return rc;
+}
+
+static int dat_page_finish(struct dat_cpu *c)
+{
+	uint64_t commit = c->used;
+
+	for (int i = 0; i < 8; i++)
+		c->page[8 + i] = (uint8_t)(commit >> (8 * i));
+	memset(c->page + TRACE_DAT_PAGE_HDR + c->used, 0, TRACE_DAT_PAGE_DATA - c->used);
+	c->open = 0;
+	c->npages++;
+	if (fwrite(c->page, 1, sizeof(c->page), c->pages) != sizeof(c->page))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static void dat_page_start(struct dat_cpu *c, uint64_t ns)
+{
+	for (int i = 0; i < 8; i++)
+		c->page[i] = (uint8_t)(ns >> (8 * i));
+	c->used = 0;
+	c->open = 1;
+	c->last_ns = ns;
+}
+
+/* Appends one ring-buffer event header: type_len in the low 5 bits. */
+static void dat_page_put_header(struct dat_cpu *c, unsigned type_len, uint64_t delta, uint32_t array)
+{
+	uint32_t h = type_len | (uint32_t)(delta << 5);
+	uint8_t *p = c->page + TRACE_DAT_PAGE_HDR + c->used;
+	int n = type_len == DAT_TYPE_TIME_EXTEND || type_len == 0 ? 8 : 4;
+
+	for (int i = 0; i < 4; i++) {
+		p[i] = (uint8_t)(h >> (8 * i));
+		p[4 + i] = (uint8_t)(array >> (8 * i));
+	}
+	c->used += n;
+}
+
+static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
+			 const struct ring_event *ev, uint64_t ns)
+{
+	/* Payloads of up to 112 bytes fit type_len; longer ones give their length in array[0]. */
+	unsigned len = (e->size + 3) & ~3u;
+	unsigned type_len = len / 4 <= DAT_TYPE_LEN_MAX ? len / 4 : 0;
+	size_t need = (type_len ? 4 : 8) + len;
+	uint64_t delta = 0;
+	uint8_t *payload;
+	int rc;
+
+	if (need > TRACE_DAT_PAGE_DATA)
+		return -EMSGSIZE;	/* a table entry larger than a page: never fits */
+	if (c->open) {
+		/* Time going back, or a gap no extend holds: a new page states the time itself. */
+		if (ns < c->last_ns || ns - c->last_ns >= (1ull << DAT_EXTEND_BITS))
+			need = TRACE_DAT_PAGE_DATA + 1;
+		else
+			delta = ns - c->last_ns;
+		if (delta >= (1ull << DAT_DELTA_BITS))
+			need += 8;
+		if (c->used + need > TRACE_DAT_PAGE_DATA) {
+			rc = dat_page_finish(c);
+			if (rc)
+				return rc;
+		}
+	}
+	if (!c->open) {
+		dat_page_start(c, ns);
+		delta = 0;
+	}
+	if (delta >= (1ull << DAT_DELTA_BITS)) {
+		dat_page_put_header(c, DAT_TYPE_TIME_EXTEND, delta & ((1u << DAT_DELTA_BITS) - 1),
+				    (uint32_t)(delta >> DAT_DELTA_BITS));
+		delta = 0;
+	}
+	/* With type_len set the payload starts at array[0], which it overwrites. */
+	dat_page_put_header(c, type_len, delta, len + 4);
+	payload = c->page + TRACE_DAT_PAGE_HDR + c->used;
+	memset(payload, 0, len);
+	payload[0] = (uint8_t)e->id;
+	payload[1] = (uint8_t)(e->id >> 8);
+	payload[2] = (ev->flags & VT_REC_FLAG_IRQS_OFF) ? TRACE_DAT_FLAG_IRQS_OFF : 0;
+	e->encode(ev, payload);
+	c->used += len;
+	c->last_ns = ns;
+	c->nevents++;
+	return 0;
+}
+
+static int dat_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	int rc;
+
+	if (w->failed)
+		return w->failed;
+	if (ev->cpu >= w->meta.ncpus) {
+		w->failed = err_set(&w->err, EINVAL, "trace.dat: event on CPU %u of a %u-CPU trace",
+				    ev->cpu, w->meta.ncpus);
+		return w->failed;
+	}
+	rc = dat_cpu_event(&w->cpus[ev->cpu], trace_dat_event_pick(ev), ev,
+			   trace_meta_ns(&w->meta, ev->tsc));
+	if (rc)
+		w->failed = err_set(&w->err, -rc, "trace.dat: buffering CPU %u's pages: %s",
+				    ev->cpu, strerror(-rc));
+	return rc;
+}
+
+static void dat_free(struct trace_writer *w)
+{
+	for (unsigned i = 0; w->cpus && i < w->meta.ncpus; i++)
+		if (w->cpus[i].pages)
+			fclose(w->cpus[i].pages);
+	free(w->cpus);
+	free(w);
+}
+
+static int dat_open(struct trace_writer **out_w, FILE *out, const struct trace_meta *meta,
+		    struct errbuf *err)
+{
+	struct trace_writer *w;
+	int rc;
+
+	if (!meta->ncpus || meta->ncpus > 4096)
+		return err_set(err, EINVAL, "trace.dat: %u CPUs", meta->ncpus);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return err_set(err, ENOMEM, "out of memory for the trace.dat writer");
+	w->out = out;
+	w->meta = *meta;
+	w->cpus = calloc(meta->ncpus, sizeof(*w->cpus));
+	if (!w->cpus) {
+		dat_free(w);
+		return err_set(err, ENOMEM, "out of memory for %u CPUs' trace pages", meta->ncpus);
+	}
+	for (unsigned i = 0; i < meta->ncpus; i++) {
+		w->cpus[i].pages = tmpfile();
+		if (!w->cpus[i].pages) {
+			rc = errno ? errno : EIO;
+			dat_free(w);
+			return err_set(err, rc, "trace.dat: temporary file for CPU %u's pages: %s",
+				       i, strerror(rc));
+		}
+	}
+	rc = dat_write_head(w);
+	if (rc || w->error) {
+		rc = rc ? -rc : w->error;
+		dat_free(w);
+		return err_set(err, rc, "writing the trace.dat header: %s", strerror(rc));
+	}
+	*out_w = w;
+	return 0;
+}
+
+/* An option of the options section: u16 id, u32 size, a NUL-terminated text. */
+static void dat_write_option_text(struct trace_writer *w, uint16_t id, const char *text)
+{
+	dat_write_le(w, id, 2);
+	dat_write_sized(w, text, strlen(text) + 1, 4);
+}
+
+/*
+ * Each CPU's stats in the kernel's per_cpu/cpuN/stats layout (trace-cmd
+ * report --stat shows them): "entries" are those left unread in the ring,
+ * none here, "read events" those in the file. The stub's drops and the host's losses are
+ * counted for the whole trace, not per CPU, so they follow CPU 0's.
+ */
+static void dat_write_cpustats(struct trace_writer *w, const struct trace_stats *st)
+{
+	char text[512];
+
+	for (unsigned i = 0; i < w->meta.ncpus; i++) {
+		const struct dat_cpu *c = &w->cpus[i];
+		int n = snprintf(text, sizeof(text),
+				 "CPU: %u\nentries: 0\noverrun: 0\ncommit overrun: 0\n"
+				 "bytes: %" PRIu64 "\ndropped events: 0\nread events: %" PRIu64 "\n",
+				 i, c->npages * TRACE_DAT_PAGE_SIZE, c->nevents);
+
+		if (i == 0 && st && n > 0 && (size_t)n < sizeof(text))
+			snprintf(text + n, sizeof(text) - n,
+				 "vmmtrace, all CPUs: %" PRIu64 " dropped by the stub, %" PRIu64
+				 " lost before the host read them\n", st->dropped_stub, st->lost);
+		dat_write_option_text(w, DAT_OPTION_CPUSTAT, text);
+	}
+}
+
+/* Options, then the flyrecord offsets, padding to a page, each CPU's pages. */
+static int dat_write_tail(struct trace_writer *w, const struct trace_stats *st)
+{
+	uint64_t off;
+	char buf[TRACE_DAT_PAGE_SIZE];
+
+	dat_write(w, "options  ", 10);
+	/* ns since the guest started, which report prints as seconds.microseconds. */
+	dat_write_option_text(w, DAT_OPTION_TRACECLOCK, "[local] global\n");
+	dat_write_cpustats(w, st);
+	dat_write_le(w, DAT_OPTION_DONE, 2);
+	dat_write(w, "flyrecord", 10);
+	off = (w->pos + 16ull * w->meta.ncpus + TRACE_DAT_PAGE_SIZE - 1) & ~(uint64_t)(TRACE_DAT_PAGE_SIZE - 1);
+	for (unsigned i = 0; i < w->meta.ncpus; i++) {
+		uint64_t size = w->cpus[i].npages * TRACE_DAT_PAGE_SIZE;
+
+		dat_write_le(w, off, 8);
+		dat_write_le(w, size, 8);
+		off += size;
+	}
+	dat_write_zeros(w, (TRACE_DAT_PAGE_SIZE - w->pos % TRACE_DAT_PAGE_SIZE) % TRACE_DAT_PAGE_SIZE);
+	for (unsigned i = 0; i < w->meta.ncpus && !w->error; i++) {
+		FILE *f = w->cpus[i].pages;
+
+		if (fflush(f) || fseek(f, 0, SEEK_SET))
+			return -(errno ? errno : EIO);
+		for (uint64_t p = 0; p < w->cpus[i].npages && !w->error; p++) {
+			if (fread(buf, 1, sizeof(buf), f) != sizeof(buf))
+				return -(errno ? errno : EIO);
+			dat_write(w, buf, sizeof(buf));
+		}
+	}
+	if (!w->error && fflush(w->out))
+		w->error = errno ? errno : EIO;
+	return w->error ? -w->error : 0;
+}
+
+static int dat_flush(struct trace_writer *w)
+{
+	/* Nothing of the events reaches out before close: the file is whole only then. */
+	return w->failed;
+}
+
+static int dat_close(struct trace_writer *w, const struct trace_stats *st, struct errbuf *err)
+{
+	int rc = w->failed;
+
+	if (rc && err)
+		*err = w->err;
+	for (unsigned i = 0; i < w->meta.ncpus && !rc; i++)
+		if (w->cpus[i].open && (rc = dat_page_finish(&w->cpus[i])))
+			err_set(err, -rc, "trace.dat: buffering CPU %u's pages: %s", i, strerror(-rc));
+	if (!rc && (rc = dat_write_tail(w, st)))
+		err_set(err, -rc, "writing the trace.dat CPU data: %s", strerror(-rc));
+	dat_free(w);
+	return rc;
+}
+
+const struct trace_writer_ops trace_writer_dat = {
+	.name = "dat", .open = dat_open, .event = dat_event, .flush = dat_flush, .close = dat_close,
+};

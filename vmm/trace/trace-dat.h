@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trace-cmd's trace.dat (file version 6), so that `trace-cmd report` and
+ * KernelShark read vmmtrace's traces unchanged (docs/FORMATS.md, "trace.dat").
+ *
+ * The container (trace-dat.c) knows nothing of particular events: each event
+ * type is one entry of a table (trace-dat-events.c) that gives its id, its
+ * system and name, the fields its format text describes, and an encoder that
+ * fills the payload behind the common header. A new kind of event (kvm:*,
+ * funcgraph_entry/exit) is a new table entry and a line in
+ * trace_dat_event_pick().
+ */
+#ifndef VMM_TRACE_DAT_H
+#define VMM_TRACE_DAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm/trace/ring.h"
+#include "vmm/trace/writer.h"
+
+extern const struct trace_writer_ops trace_writer_dat;
+
+/* The ring-buffer page of the kernel whose layout the file declares. */
+#define TRACE_DAT_PAGE_SIZE	4096u
+#define TRACE_DAT_PAGE_HDR	16u	/* u64 timestamp, u64 commit */
+#define TRACE_DAT_PAGE_DATA	(TRACE_DAT_PAGE_SIZE - TRACE_DAT_PAGE_HDR)
+
+/* Every event starts with the kernel's common fields (struct trace_entry). */
+#define TRACE_DAT_COMMON_SIZE	8u
+#define TRACE_DAT_FLAG_IRQS_OFF	0x01	/* common_flags: TRACE_FLAG_IRQS_OFF */
+
+/* One field line of a format text. */
+struct trace_dat_field {
+	const char *decl;	/* "unsigned long ip" */
+	unsigned offset, size;
+	int is_signed;
+};
+
+struct trace_dat_event {
+	uint16_t id;			/* common_type */
+	const char *system;		/* "ftrace" goes to the ftrace formats section */
+	const char *name;
+	const struct trace_dat_field *fields;	/* after the common ones */
+	size_t nfields;
+	const char *print_fmt;		/* the text after "print fmt: " */
+	unsigned size;			/* payload bytes, common fields included */
+	/* Fills payload[TRACE_DAT_COMMON_SIZE .. size) from ev. */
+	void (*encode)(const struct ring_event *ev, uint8_t *payload);
+};
+
+extern const struct trace_dat_event trace_dat_events[];
+extern const size_t trace_dat_nevents;
+
+/* The table entry that records ev. */
+const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev);
+/* Writes the format text of e as the kernel exposes it in events/<system>/<name>/format. */
+void trace_dat_event_format(const struct trace_dat_event *e, FILE *out);
+
+#endif
