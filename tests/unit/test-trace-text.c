@@ -96,13 +96,21 @@ static void test_time_flags_cpu(void)
 {
 	struct trace_text t;
 
-	/* 2 GHz; time zero at TSC 5000; 1999 ticks is under a microsecond. */
+	/*
+	 * 2 GHz; time zero at TSC 5000; 1999 ticks is under a microsecond.
+	 * Microseconds are rounded to the nearest, as the kernel's trace file
+	 * (ns2usecs) and trace-cmd report print them.
+	 */
 	trace_text_init(&t, stdout, &syms, 2000000);
 	t.tsc_base = 5000;
 	EXPECT_LINE(PFX "[000] .....      0.000000: start_kernel <-_stext",
 		    fmt(&t, 5000, KT + 0x100, KT + 1, 0, 0));
-	EXPECT_LINE(PFX "[000] .....      3.001234: start_kernel <-_stext",
+	EXPECT_LINE(PFX "[000] .....      3.001235: start_kernel <-_stext",
 		    fmt(&t, 5000 + 3 * 2000000000ull + 1234 * 2000ull + 1999, KT + 0x100, KT + 1, 0, 0));
+	EXPECT_LINE(PFX "[000] .....      3.001234: start_kernel <-_stext",
+		    fmt(&t, 5000 + 3 * 2000000000ull + 1234 * 2000ull + 999, KT + 0x100, KT + 1, 0, 0));
+	EXPECT_LINE(PFX "[000] .....      3.001235: start_kernel <-_stext",
+		    fmt(&t, 5000 + 3 * 2000000000ull + 1234 * 2000ull + 1000, KT + 0x100, KT + 1, 0, 0));
 	EXPECT_LINE(PFX "[000] .....      0.000000: start_kernel <-_stext",
 		    fmt(&t, 4999, KT + 0x100, KT + 1, 0, 0));
 	EXPECT_LINE(PFX "[000] .....  86400.000001: start_kernel <-_stext",
@@ -123,8 +131,11 @@ static void test_time_flags_cpu(void)
 	trace_text_init(&t, stdout, &syms, 2500000);
 	EXPECT_LINE(PFX "[000] .....      1.000000: start_kernel <-_stext",
 		    fmt(&t, 2500000001ull, KT + 0x100, KT + 1, 0, 0));
+	/* 999999499.6 ns rounds down to 0.999999 s, 999999500 ns up to 1 s. */
 	EXPECT_LINE(PFX "[000] .....      0.999999: start_kernel <-_stext",
-		    fmt(&t, 2499999999ull, KT + 0x100, KT + 1, 0, 0));
+		    fmt(&t, 2499998749ull, KT + 0x100, KT + 1, 0, 0));
+	EXPECT_LINE(PFX "[000] .....      1.000000: start_kernel <-_stext",
+		    fmt(&t, 2499998750ull, KT + 0x100, KT + 1, 0, 0));
 
 	trace_text_init(&t, stdout, &syms, 1000000);
 	EXPECT_LINE(PFX "[003] d....      0.000001: start_kernel <-_stext",

@@ -48,7 +48,9 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 	/* TSC ticks to ns with the guest's TSC frequency (kHz): ns = tsc * 1e6 / khz. */
 	uint64_t ticks = ev->tsc > t->tsc_base ? ev->tsc - t->tsc_base : 0;
 	unsigned __int128 ns = (unsigned __int128)ticks * 1000000u / t->tsc_khz;
-	uint64_t sec = (uint64_t)(ns / 1000000000u), usec = (uint64_t)(ns % 1000000000u) / 1000;
+	/* To the nearest µs, as the kernel's trace file and trace-cmd report print it. */
+	unsigned __int128 us = (ns + 500) / 1000;
+	uint64_t sec = (uint64_t)(us / 1000000), usec = (uint64_t)(us % 1000000);
 	char fbuf[32], pbuf[32];
 	const char *func, *parent;
 	uint64_t off;
