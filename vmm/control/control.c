@@ -160,7 +160,7 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	c->events = fopencookie(c, "w", io);
-	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, &c->client, &err)) {
+	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, NULL, &c->client, &err)) {
 		ctl_replyf(c, -ENOMEM, "out of memory");
 		goto out;
 	}

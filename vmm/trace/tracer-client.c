@@ -54,28 +54,84 @@ int tracer_route(void *opaque, const struct ring_event *ev)
 	return rc;
 }
 
-int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
-		      struct errbuf *err)
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
+		      struct trace_client **out_client, struct errbuf *err)
 {
 	struct trace_client *c = calloc(1, sizeof(*c));
+	int rc;
 
 	if (!c)
 		return err_set(err, ENOMEM, "out of memory for a trace client");
 	trace_buf_init(&c->buf);
 	c->out = out;
 	c->own_out = own_out;
-	trace_text_init(&c->text, out, &t->syms, t->tsc_khz);
-	c->text.tsc_base = t->tsc_base;
-	if (t->consumer_running)	/* else tracer_start writes it, with the TSC known */
-		trace_text_header(&c->text, t->nrings);
+	c->wops = wops ? wops : &trace_writer_text;
+	/* Before the guest runs its clock is not known yet: tracer_start opens it. */
+	if (t->consumer_running && (rc = tracer_client_open(t, c, err))) {
+		tracer_client_free(c);
+		return rc;
+	}
 	*out_client = c;
 	return 0;
 }
 
+int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err)
+{
+	const struct trace_meta meta = {
+		.syms = &t->syms, .tsc_khz = t->tsc_khz, .tsc_base = t->tsc_base,
+		.ncpus = t->nrings, .kernel = t->vm->cfg.kernel_path,
+	};
+
+	return c->wops->open(&c->w, c->out, &meta, err);
+}
+
+int tracer_client_emit(void *opaque, const struct ring_event *ev)
+{
+	struct trace_client *c = opaque;
+	int rc;
+
+	if (!c->w)
+		return 0;
+	rc = c->wops->event(c->w, ev);
+	if (rc && !c->werr)
+		c->werr = rc;
+	c->written += !rc;
+	return 0;	/* a failed write is reported at the end; draining goes on */
+}
+
+void tracer_client_flush(struct trace_client *c)
+{
+	int rc = c->w ? c->wops->flush(c->w) : 0;
+
+	if (rc && !c->werr)
+		c->werr = rc;
+}
+
+int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf *err)
+{
+	struct trace_stats st = { .events = c->written };
+	uint64_t rejected;
+	int rc;
+
+	trace_buf_flush(&c->buf, 1, tracer_client_emit, c);
+	if (!c->w)
+		return 0;
+	tracer_ring_totals(t, &st.lost, &st.dropped_stub, &rejected);
+	rc = c->wops->close(c->w, &st, err);
+	c->w = NULL;
+	if (c->werr)
+		return err_set(err, c->werr, "writing the %s trace: %s", c->wops->name, strerror(-c->werr));
+	return rc;
+}
+
 void tracer_client_free(struct trace_client *c)
 {
+	struct trace_stats st = { .events = c ? c->written : 0 };
+
 	if (!c)
 		return;
+	if (c->w)
+		c->wops->close(c->w, &st, NULL);
 	if (c->own_out && c->out)
 		fclose(c->out);
 	trace_buf_destroy(&c->buf);
@@ -145,7 +201,7 @@ void tracer_detach_client(struct tracer *t, struct trace_client *c)
 	/* Its window's events are drained into its buffer before it leaves. */
 	tracer_change(t, NULL, detach_client_fn, c, &res);
 	urcu_memb_synchronize_rcu();
-	trace_buf_flush(&c->buf, 1, trace_text_event, &c->text);
+	tracer_client_close(t, c, NULL);
 	fflush(c->out);
 }
 

@@ -23,14 +23,17 @@
 #include "vmm/kvm/stub.h"
 #include "vmm/image/symtab.h"
 #include "vmm/trace/trace-buf.h"
-#include "vmm/trace/trace-text.h"
+#include "vmm/trace/writer.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/kvm/vm.h"
 
 struct trace_client {
 	unsigned id;
 	struct trace_buf buf;		/* its events, until they are safe to emit in order */
-	struct trace_text text;
+	const struct trace_writer_ops *wops;	/* its output format */
+	struct trace_writer *w;		/* open from tracer_start (or attach) to detach */
+	int werr;			/* -errno of the first failed write */
+	uint64_t written;		/* events handed to the writer */
 	FILE *out;
 	int own_out;			/* out is closed with the client */
 };
@@ -119,8 +122,18 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 /* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
 void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
 		      enum vm_stop_reason reason, const char *msg);
-int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **out_client,
-		      struct errbuf *err);
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
+		      struct trace_client **out_client, struct errbuf *err);
+/* Opens c's writer once the guest's clock is known (tracer_start, or at attach). */
+int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err);
+/* trace_emit_fn: hands one event to the client's writer. */
+int tracer_client_emit(void *opaque, const struct ring_event *ev);
+/* After a round: what the writer has so far should survive a kill. */
+void tracer_client_flush(struct trace_client *c);
+/* Emits what is left, closes the writer with the closing account. */
+int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf *err);
+/* The drop counts of every ring (for summaries and writers' closing accounts). */
+void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped, uint64_t *rejected);
 void tracer_client_free(struct trace_client *c);
 void tracer_rcu_register(void);
 void tracer_rcu_unregister(void);

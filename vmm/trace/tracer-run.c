@@ -65,7 +65,7 @@ void tracer_flush_clients(struct tracer *t, int all)
 		struct trace_client *c = rcu_dereference(t->clients[i]);
 
 		if (c)
-			trace_buf_flush(&c->buf, all, trace_text_event, &c->text);
+			trace_buf_flush(&c->buf, all, tracer_client_emit, c);
 	}
 	urcu_memb_read_unlock();
 }
@@ -78,8 +78,8 @@ static void tracer_round(struct tracer *t, uint64_t before, int in_flight)
 
 		if (c) {
 			trace_buf_round(&c->buf, before, in_flight);
-			trace_buf_flush(&c->buf, 0, trace_text_event, &c->text);
-			fflush(c->out);
+			trace_buf_flush(&c->buf, 0, tracer_client_emit, c);
+			tracer_client_flush(c);
 		}
 	}
 	urcu_memb_read_unlock();

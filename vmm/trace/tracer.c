@@ -180,7 +180,7 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 	out = t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
 	if (!out)
 		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
-	if ((rc = tracer_client_new(t, out, out != stdout, &t->boot_client, err)))
+	if ((rc = tracer_client_new(t, out, out != stdout, t->cfg.format, &t->boot_client, err)))
 		return rc;
 	if ((rc = tracer_build_filter(&t->cfg, &f, err)))
 		goto out;
@@ -250,18 +250,15 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 		log_warn("KVM reports no TSC frequency: timestamps assume 1 GHz");
 	if (arch_vcpu_read_tsc(&t->vm->vcpus[0], &t->tsc_base))
 		log_warn("cannot read the guest TSC: timestamps count from the host's TSC zero");
-	if (t->boot_client) {
-		trace_text_init(&t->boot_client->text, t->boot_client->out, &t->syms, t->tsc_khz);
-		t->boot_client->text.tsc_base = t->tsc_base;
-		trace_text_header(&t->boot_client->text, t->nrings);
-	}
+	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err)))
+		return rc;
 	for (unsigned i = 0; i < t->vm->ncpus; i++)
 		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
 			return rc;
 	return tracer_consumer_start(t, err);
 }
 
-static void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped, uint64_t *rejected)
+void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped, uint64_t *rejected)
 {
 	*lost = *stub_dropped = *rejected = 0;
 	for (unsigned i = 0; i < t->nrings; i++) {
@@ -332,19 +329,20 @@ void tracer_status(struct tracer *t, FILE *out)
 
 int tracer_finish(struct tracer *t, struct errbuf *err)
 {
-	int werr = 0;
+	struct errbuf why = { "" };
+	int rc;
 
 	tracer_consumer_stop(t);
 	tracer_drain_all(t, 1);
 	tracer_flush_clients(t, 1);
-	if (t->boot_client) {
-		if (fflush(t->boot_client->out))
-			t->boot_client->text.error = errno;
-		werr = t->boot_client->text.error;
-	}
-	if (werr)
-		return err_set(err, werr, "writing the trace to %s: %s",
-			       t->cfg.output ? t->cfg.output : "stdout", strerror(werr));
+	if (!t->boot_client)
+		return 0;
+	rc = tracer_client_close(t, t->boot_client, &why);
+	if (!rc && fflush(t->boot_client->out))
+		rc = -errno;
+	if (rc)
+		return err_set(err, rc, "writing the trace to %s: %s", t->cfg.output ? t->cfg.output : "stdout",
+			       why.msg[0] ? why.msg : strerror(-rc));
 	return 0;
 }
 

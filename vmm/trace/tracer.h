@@ -13,6 +13,7 @@
 #include "vmm/util/error.h"
 
 struct kernel_image;
+struct trace_writer_ops;
 struct vcpu;
 struct vm;
 struct tracer;
@@ -34,6 +35,7 @@ struct tracer_config {
 	enum trace_mode mode;
 	const char *stop_at;		/* function name or NULL */
 	const char *system_map;		/* --system-map FILE or NULL */
+	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
@@ -51,9 +53,9 @@ void tracer_destroy(struct tracer *t);
 /* Live changes, from the control socket (any thread but a vCPU's). */
 struct filter;
 struct trace_client;
-/* A new client writing text to out (closed with it when own_out). */
-int tracer_client_new(struct tracer *t, FILE *out, int own_out, struct trace_client **c,
-		      struct errbuf *err);
+/* A new client writing to out in format wops (NULL: text); out is closed with it when own_out. */
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
+		      struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
 /* Gives client c the slots matching f; msg gets a one-line account. */
 int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
