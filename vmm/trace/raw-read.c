@@ -310,6 +310,9 @@ static int raw_open_header(struct raw_reader *r, const char *path, struct errbuf
 	uint32_t magic = 0;
 
 	memcpy(&magic, r->map, r->size < 4 ? r->size : 4);
+	if (r->size < 4 && !memcmp(&magic, &(uint32_t){ RAW_MAGIC }, r->size))
+		return err_set(err, EINVAL, "%s: cut before the end of its header chunk (%zu bytes)",
+			       path, r->size);
 	if (magic != RAW_MAGIC)
 		return err_set(err, EINVAL, "%s: not a vmmtrace raw trace (no VTR1 magic at offset 0)", path);
 	/* Before the checksums: a newer version may have laid its header out otherwise. */
