@@ -113,6 +113,16 @@ check "cut file: one line on stderr: $(cat "$d/err")" test "$(wc -l <"$d/err")" 
 check "cut file: the line names the offset and the bytes cut" \
 	grep -q "cut at offset $cut_off ($cut_bytes bytes after the last complete chunk" "$d/err"
 
+# A damaged chunk: the others, one line on stderr naming its offset, status 0.
+read -r dmg_off dmg_first dmg_n <"$d/damaged.events"
+"$VMMTRACE" report "$d/damaged.raw" >"$d/got" 2>"$d/err"
+rc=$?
+awk -v a="$dmg_first" -v n="$dmg_n" '/^#/ { print; next } { i++ } i <= a || i > a + n' "$full" >"$d/want"
+check "damaged chunk: status 0" test "$rc" = 0
+check "damaged chunk: every event but its $dmg_n" cmp -s "$d/want" "$d/got"
+check "damaged chunk: one line naming offset $dmg_off: $(cat "$d/err")" \
+	bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "1 damaged chunk(s) skipped, at offset $2 (payload checksum)" "$1"' - "$d/err" "$dmg_off"
+
 # bad DESCRIPTION PATTERN ARGS...: refused with status 2, one line matching PATTERN, no stdout.
 bad() {
 	local desc=$1 pat=$2 rc

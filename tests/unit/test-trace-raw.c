@@ -119,10 +119,12 @@ static void write_trace(const char *path, const struct trace_writer_ops *ops, co
 		if (flush_every && (i + 1) % flush_every == 0 && ops->flush(w))
 			die("writer flush");
 	}
-	/* Without close: a killed tracer, whose writer never wrote its trailer (w leaks). */
-	if (close ? ops->close(w, &st, &err) : ops->flush(w))
+	/* Without close: a killed tracer, whose file ends with the last flush. */
+	if (!close && ops->flush(w))
+		die("writer flush");
+	long flushed = ftell(f);
+	if (ops->close(w, &st, &err) || fclose(f) || (!close && truncate(path, flushed)))
 		die("writer close");
-	fclose(f);
 }
 
 struct collect {
@@ -235,7 +237,9 @@ static void load_layout(const char *path, struct layout *l)
 	fclose(f);
 	while (off < l->size && l->n < 64) {
 		memcpy(&c, l->data + off, sizeof(c));
-		l->events[l->n] = c.type == RAW_CHUNK_EVENTS ? *(uint32_t *)(l->data + off + sizeof(c)) : 0;
+		l->events[l->n] = 0;
+		if (c.type == RAW_CHUNK_EVENTS)
+			memcpy(&l->events[l->n], l->data + off + sizeof(c), sizeof(uint32_t));
 		off += sizeof(c) + c.length;
 		l->end[l->n++] = off;
 	}
@@ -538,6 +542,14 @@ static int write_fixture(const char *dir)
 	FILE *f = fopen(path, "w");
 	fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", l.events[2] + l.events[3] + l.events[4], l.end[4],
 		(uint64_t)100);
+	fclose(f);
+	/* A flipped byte in the second event chunk's payload: its events alone are lost. */
+	l.data[l.end[2] + 40] ^= 0x5a;
+	snprintf(path, sizeof(path), "%s/damaged.raw", dir);
+	write_bytes(path, l.data, l.size);
+	snprintf(path, sizeof(path), "%s/damaged.events", dir);
+	f = fopen(path, "w");
+	fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", l.end[2], l.events[2], l.events[3]);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/full.txt", dir);
 	write_trace(path, &trace_writer_text, &m, ev, n, 0, 1);
