@@ -28,5 +28,6 @@ int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_nmi(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -59,6 +59,15 @@ struct trace_writer_ops {
 
 extern const struct trace_writer_ops trace_writer_text;
 
+/* The writer called name ("text", "raw", ...), or NULL (writer.c). */
+const struct trace_writer_ops *trace_writer_find(const char *name);
+/*
+ * The writer a file name implies: .dat dat, .perfetto/.pftrace/.pb perfetto,
+ * .txt/.trace text, .raw/.vtr and anything else raw. NULL when the format
+ * it names is not built in.
+ */
+const struct trace_writer_ops *trace_writer_for_path(const char *path);
+
 /* ns since meta->tsc_base for a guest TSC value (0 for earlier values). */
 static inline uint64_t trace_meta_ns(const struct trace_meta *m, uint64_t tsc)
 {

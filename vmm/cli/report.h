@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmmtrace report's pieces beside its command line (cmd-report.c): the
+ * options, which events they select, and the --stat and --flame outputs
+ * (report-stat.c).
+ */
+#ifndef VMM_CLI_REPORT_H
+#define VMM_CLI_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm/trace/filter.h"
+#include "vmm/trace/raw-read.h"
+#include "vmm/trace/writer.h"
+
+struct report_opts {
+	const char *file, *out_path, *format;
+	const struct trace_writer_ops *ops;
+	struct filter filter;		/* --trace, --notrace (as !GLOB) */
+	uint64_t cpu, pid, top;
+	uint64_t from_us, to_us;	/* printed timestamps, in microseconds */
+	int have_cpu, have_pid, have_from, have_to, have_top;
+	int stat, flame;
+};
+
+/* A decimal below or at max; -EINVAL otherwise. */
+int report_parse_u64(const char *s, uint64_t max, uint64_t *v);
+/* Seconds as the text output prints them ("1.5", "2.250000") into microseconds. */
+int report_parse_time(const char *s, uint64_t *us);
+
+/* Small open-addressing map from an address pair to a count. */
+struct report_map_ent {
+	uint64_t a, b, n;
+	int used;
+};
+struct report_map {
+	struct report_map_ent *ents;
+	size_t mask, count;
+};
+
+/* The events the options select; caches each function's filter verdict. */
+struct report_sel {
+	const struct report_opts *o;
+	const struct trace_meta *meta;
+	struct report_map verdict;	/* func -> 1 + match */
+	int oom;
+};
+
+int report_sel_init(struct report_sel *sel, const struct report_opts *o, const struct trace_meta *meta);
+void report_sel_destroy(struct report_sel *sel);
+int report_sel_match(struct report_sel *sel, const struct ring_event *ev);
+
+/*
+ * An address as the text output names it: a function only at its first
+ * byte (exact), a caller anywhere inside its symbol; hexadecimal otherwise.
+ */
+const char *report_name(const struct trace_meta *meta, uint64_t addr, int exact, char *buf, size_t len);
+
+int report_stat(struct raw_reader *r, struct report_sel *sel, const struct report_opts *o, FILE *out,
+		struct errbuf *err);
+int report_flame(struct raw_reader *r, struct report_sel *sel, FILE *out, struct errbuf *err);
+
+#endif

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The raw writer: vmmtrace's own chunks (proto/raw.h). Each chunk goes to
+ * the FILE in one fwrite once whole, so a kill leaves whole chunks and at
+ * most one partial one at the end, which the reader recognises as the cut.
+ * Events are encoded into one chunk buffer; flush() closes it, so what the
+ * tracer flushed after a round survives the process.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "vmm/trace/trace-raw.h"
+
+struct trace_writer {
+	FILE *out;
+	uint8_t *buf;			/* chunk header, raw_events, records */
+	uint8_t *pos;			/* next record byte */
+	uint8_t *limit;			/* close the chunk before a record starts past it */
+	uint32_t count;			/* records in the open chunk */
+	uint64_t seq;			/* next chunk's sequence number */
+	/* The open chunk's delta state (proto/raw.h). */
+	uint64_t prev_tsc, prev_func;
+	uint64_t seq_known;		/* bit r: last_seq[r] holds ring r's previous seq */
+	uint64_t last_seq[RAW_SEQ_RINGS];
+	uint64_t events, event_chunks;
+	int error;			/* errno of the first failed write */
+};
+
+#define RAW_EVENTS_OFF	(sizeof(struct raw_chunk) + sizeof(struct raw_events))
+
+uint32_t raw_chunk_hdr_crc(const struct raw_chunk *c)
+{
+	return (uint32_t)crc32(0, (const Bytef *)c, offsetof(struct raw_chunk, hdr_crc));
+}
+
+void raw_chunk_seal(struct raw_chunk *c, uint16_t type, uint64_t seq, const void *payload,
+		    uint32_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->magic = RAW_MAGIC;
+	c->version = RAW_VERSION;
+	c->type = type;
+	c->length = len;
+	c->payload_crc = (uint32_t)crc32(0, (const Bytef *)payload, len);
+	c->seq = seq;
+	c->hdr_crc = raw_chunk_hdr_crc(c);
+}
+
+static int raw_write(struct trace_writer *w, const void *data, size_t len)
+{
+	if (!w->error && len && fwrite(data, 1, len, w->out) != len)
+		w->error = errno ? errno : EIO;
+	return -w->error;
+}
+
+/* Writes one chunk whose payload is separate from its header. */
+static int raw_write_chunk(struct trace_writer *w, uint16_t type, const void *payload, size_t len)
+{
+	struct raw_chunk c;
+
+	if (len > RAW_MAX_PAYLOAD)
+		return -E2BIG;
+	raw_chunk_seal(&c, type, w->seq++, payload, (uint32_t)len);
+	raw_write(w, &c, sizeof(c));
+	return raw_write(w, payload, len);
+}
+
+static int raw_write_header(struct trace_writer *w, const struct trace_meta *meta)
+{
+	size_t klen = meta->kernel ? strlen(meta->kernel) : 0;
+	struct raw_header *h;
+	int rc;
+
+	if (klen > 4096)
+		klen = 4096;	/* a path, for the record: the start of a long one is enough */
+	h = calloc(1, sizeof(*h) + klen);
+	if (!h)
+		return -ENOMEM;
+	h->tsc_khz = meta->tsc_khz;
+	h->tsc_base = meta->tsc_base;
+	h->ncpus = meta->ncpus;
+	h->kernel_len = (uint32_t)klen;
+	if (klen)
+		memcpy(h + 1, meta->kernel, klen);
+	rc = raw_write_chunk(w, RAW_CHUNK_HEADER, h, sizeof(*h) + klen);
+	free(h);
+	return rc;
+}
+
+/*
+ * Every symbol, not only the functions: the text writer names an address
+ * by the nearest symbol of any type and bounds it by the next one, so only
+ * the whole table makes a converted trace read exactly as the live one.
+ * Deflate keeps it small: the lean kernel's 23,600 symbols take 180 KB,
+ * written in 20 ms, once, before the first event.
+ */
+static int raw_encode_symbols(const struct symtab *tab, uint8_t **out, size_t *len)
+{
+	size_t cap = 0;
+	uint8_t *buf, *p;
+	uint64_t prev = 0;
+
+	for (size_t i = 0; i < tab->count; i++)
+		cap += 2 * 10 + 1 + strlen(symtab_name(tab, &tab->syms[i]));
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	for (size_t i = 0; i < tab->count; i++) {
+		const struct symbol *s = &tab->syms[i];
+		const char *name = symtab_name(tab, s);
+		size_t n = strlen(name);
+
+		p = raw_put_varint(p, s->addr - prev);
+		prev = s->addr;
+		*p++ = (uint8_t)s->type;
+		p = raw_put_varint(p, n);
+		memcpy(p, name, n);
+		p += n;
+	}
+	*out = buf;
+	*len = (size_t)(p - buf);
+	return 0;
+}
+
+static int raw_write_symbols(struct trace_writer *w, const struct symtab *tab)
+{
+	uint8_t *plain = NULL, *chunk = NULL;
+	size_t plain_len;
+	uLongf stored;
+	struct raw_symbols *hdr;
+	int rc;
+
+	if (!tab || !tab->count)
+		return 0;
+	rc = raw_encode_symbols(tab, &plain, &plain_len);
+	if (rc)
+		return rc;
+	stored = compressBound(plain_len);
+	chunk = malloc(sizeof(*hdr) + stored);
+	rc = -ENOMEM;
+	if (!chunk || plain_len > UINT32_MAX)
+		goto out;
+	rc = -EIO;
+	if (compress2(chunk + sizeof(*hdr), &stored, plain, plain_len, 6) != Z_OK)
+		goto out;
+	hdr = (struct raw_symbols *)chunk;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->count = (uint32_t)tab->count;
+	hdr->encoding = RAW_SYMS_ZLIB;
+	hdr->size = (uint32_t)plain_len;
+	hdr->stored = (uint32_t)stored;
+	rc = raw_write_chunk(w, RAW_CHUNK_SYMBOLS, chunk, sizeof(*hdr) + stored);
+out:
+	free(chunk);
+	free(plain);
+	return rc;
+}
+
+static void raw_chunk_reset(struct trace_writer *w)
+{
+	w->pos = w->buf + RAW_EVENTS_OFF;
+	w->count = 0;
+	w->prev_tsc = 0;
+	w->prev_func = 0;
+	w->seq_known = 0;
+}
+
+/* Writes the open event chunk, if it holds anything, and starts another. */
+static int raw_close_events(struct trace_writer *w)
+{
+	struct raw_events *ev = (struct raw_events *)(w->buf + sizeof(struct raw_chunk));
+	size_t len = (size_t)(w->pos - w->buf) - sizeof(struct raw_chunk);
+
+	if (!w->count)
+		return -w->error;
+	ev->count = w->count;
+	ev->reserved = 0;
+	raw_chunk_seal((struct raw_chunk *)w->buf, RAW_CHUNK_EVENTS, w->seq++, ev, (uint32_t)len);
+	raw_write(w, w->buf, sizeof(struct raw_chunk) + len);
+	w->event_chunks++;
+	raw_chunk_reset(w);
+	return -w->error;
+}
+
+static int raw_open(struct trace_writer **out_w, FILE *out, const struct trace_meta *meta,
+		    struct errbuf *err)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (w)
+		w->buf = malloc(RAW_EVENTS_OFF + RAW_EVENT_CHUNK_BYTES + RAW_REC_MAX);
+	if (!w || !w->buf) {
+		free(w);
+		return err_set(err, ENOMEM, "out of memory for the raw writer");
+	}
+	w->out = out;
+	w->limit = w->buf + RAW_EVENTS_OFF + RAW_EVENT_CHUNK_BYTES;
+	raw_chunk_reset(w);
+	rc = raw_write_header(w, meta);
+	if (!rc)
+		rc = raw_write_symbols(w, meta->syms);
+	if (!rc && fflush(out))
+		rc = -(errno ? errno : EIO);
+	if (rc) {
+		free(w->buf);
+		free(w);
+		return err_set(err, -rc, "writing the raw trace's header: %s", strerror(-rc));
+	}
+	*out_w = w;
+	return 0;
+}
+
+static int raw_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	uint8_t *p = w->pos, *tag = p++;
+	uint64_t expect = 0;
+
+	*tag = RAW_REC_ENTRY;
+	p = raw_put_varint(p, ev->cpu);
+	if (ev->ring != ev->cpu) {
+		*tag |= RAW_REC_RING;
+		p = raw_put_varint(p, ev->ring);
+	}
+	if (ev->flags == VT_REC_FLAG_IRQS_OFF) {
+		*tag |= RAW_REC_IRQS_OFF;
+	} else if (ev->flags) {
+		*tag |= RAW_REC_FLAGS;
+		p = raw_put_varint(p, ev->flags);
+	}
+	p = raw_put_varint(p, raw_zigzag(ev->tsc - w->prev_tsc));
+	p = raw_put_varint(p, raw_zigzag(ev->func - w->prev_func));
+	p = raw_put_varint(p, raw_zigzag(ev->parent - ev->func));
+	if (ev->ring < RAW_SEQ_RINGS) {
+		if (w->seq_known & (1ull << ev->ring))
+			expect = w->last_seq[ev->ring] + 1;
+		w->last_seq[ev->ring] = ev->seq;
+		w->seq_known |= 1ull << ev->ring;
+	}
+	p = raw_put_varint(p, raw_zigzag(ev->seq - expect));
+	w->prev_tsc = ev->tsc;
+	w->prev_func = ev->func;
+	w->pos = p;
+	w->count++;
+	w->events++;
+	if (p >= w->limit)
+		return raw_close_events(w);
+	return -w->error;
+}
+
+static int raw_flush(struct trace_writer *w)
+{
+	raw_close_events(w);
+	if (fflush(w->out) && !w->error)
+		w->error = errno ? errno : EIO;
+	return -w->error;
+}
+
+static int raw_close(struct trace_writer *w, const struct trace_stats *st, struct errbuf *err)
+{
+	struct raw_trailer t;
+	int rc;
+
+	raw_close_events(w);
+	memset(&t, 0, sizeof(t));
+	t.events = w->events;
+	t.event_chunks = w->event_chunks;
+	if (st) {
+		t.dropped_stub = st->dropped_stub;
+		t.lost = st->lost;
+	}
+	raw_write_chunk(w, RAW_CHUNK_TRAILER, &t, sizeof(t));
+	rc = raw_flush(w);
+	free(w->buf);
+	free(w);
+	return rc ? err_set(err, -rc, "writing the raw trace: %s", strerror(-rc)) : 0;
+}
+
+const struct trace_writer_ops trace_writer_raw = {
+	.name = "raw", .open = raw_open, .event = raw_event, .flush = raw_flush, .close = raw_close,
+};
