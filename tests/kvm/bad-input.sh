@@ -135,8 +135,10 @@ bad "--trace that matches no function" "no traceable function matches --trace no
 bad "--trace of a malformed glob" "no traceable function matches --trace \[abc" "$LEAN_BZIMAGE" --trace '[abc'
 bad "--stop-at an unknown function" "--stop-at nosuchfunc: no such function in the kernel" \
 	"$LEAN_BZIMAGE" --stop-at nosuchfunc
-bad "--notrace without --trace" "--notrace and -o need at least one --trace" "$LEAN_BZIMAGE" --notrace foo
-bad "-o without --trace" "--notrace and -o need at least one --trace" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
+bad "--notrace without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" --notrace foo
+bad "-o without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
+bad "--format without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" --format dat
+bad "an unknown --format" "--format must be text, dat, perfetto or raw, not 'pdf'" "$LEAN_BZIMAGE" --trace start_kernel --format pdf
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
 bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \

@@ -19,6 +19,7 @@
 #include "vmm/util/log.h"
 #include "vmm/devices/serial.h"
 #include "vmm/trace/tracer.h"
+#include "vmm/trace/writer.h"
 #include "vmm/util/util.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
@@ -61,7 +62,11 @@ static const char boot_usage[] =
 	"tracing (docs/TRACING.md):\n"
 	"  --trace GLOB          trace the functions matching GLOB (ftrace glob syntax; repeatable)\n"
 	"  --notrace GLOB        but not these (repeatable)\n"
-	"  -o, --output FILE     write the trace to FILE (default: stdout)\n"
+	"  -o, --output FILE     write the trace to FILE (default: stdout); its name picks\n"
+	"                        the format: .txt/.trace text, .dat trace-cmd's trace.dat,\n"
+	"                        .perfetto/.pftrace/.pb Perfetto, anything else raw\n"
+	"  --format FMT          text, dat, perfetto or raw (vmmtrace's crash-safe format,\n"
+	"                        read by vmmtrace report), whatever -o's name says\n"
 	"  --buffer-size SIZE    ring size per vCPU, e.g. 256K (default 256K)\n"
 	"  --mode MODE           lossless (default): never loses an event; overwrite: never exits\n"
 	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
@@ -121,6 +126,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "trace", required_argument, NULL, 't' },
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "stop-at", required_argument, NULL, 's' },
@@ -148,6 +154,10 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 				return boot_fail("too many --trace/--notrace patterns (at most 64 each): '%s'", optarg);
 			break;
 		case 'o': o->tcfg.output = optarg; break;
+		case 'f':
+			if (!(o->tcfg.format = trace_writer_find(optarg)))
+				return boot_fail("--format must be text, dat, perfetto or raw, not '%s'", optarg);
+			break;
 		case 'O': o->console = optarg; break;
 		case 'K': o->control = optarg; break;
 		case 's': o->tcfg.stop_at = optarg; break;
@@ -208,8 +218,11 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
-	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.output))
-		return boot_fail("%s", "--notrace and -o need at least one --trace");
+	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
+		return boot_fail("%s", "--notrace, -o and --format need at least one --trace");
+	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
+	if (!o->tcfg.format && o->tcfg.output)
+		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
 	return 0;
 }
 

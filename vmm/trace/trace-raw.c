@@ -271,6 +271,11 @@ static int raw_close(struct trace_writer *w, const struct trace_stats *st, struc
 	if (st) {
 		t.dropped_stub = st->dropped_stub;
 		t.lost = st->lost;
+		if (st->have_phase) {
+			t.flags |= RAW_TRAILER_PHASE;
+			t.early_events = st->early_events;
+			t.ftrace_init_tsc = st->ftrace_init_tsc;
+		}
 	}
 	raw_write_chunk(w, RAW_CHUNK_TRAILER, &t, sizeof(t));
 	rc = raw_flush(w);

@@ -117,6 +117,12 @@ int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf 
 	if (!c->w)
 		return 0;
 	tracer_ring_totals(t, &st.lost, &st.dropped_stub, &rejected);
+	if (t->ftrace_init) {
+		/* Stopped before it: every event was before it. */
+		st.have_phase = 1;
+		st.ftrace_init_tsc = t->ftrace_init_tsc ? t->ftrace_init_tsc : UINT64_MAX;
+		st.early_events = t->ftrace_init_tsc ? t->early_events : atomic_load(&t->events);
+	}
 	rc = c->wops->close(c->w, &st, err);
 	c->w = NULL;
 	if (c->werr)

@@ -85,6 +85,7 @@ struct tracer {
 	atomic_ulong doorbells;
 	atomic_ulong bad_doorbells;
 	uint64_t early_events;		/* drained when the guest entered ftrace_init */
+	uint64_t ftrace_init_tsc;	/* the guest's TSC then (0: not yet) */
 	struct patch_result handoff_restore, handoff_enable;
 	int handed_over;
 	size_t init_dropped;

@@ -145,6 +145,8 @@ static int handoff_enter_fn(struct tracer *t, void *arg)
 	uint64_t sp;
 
 	t->early_events = atomic_load(&t->events);
+	if (arch_vcpu_read_tsc(vcpu, &t->ftrace_init_tsc) || !t->ftrace_init_tsc)
+		t->ftrace_init_tsc = 1;	/* unknown: a boundary before every event */
 	patch_restore_all(&t->ps, &t->handoff_restore);
 	if (arch_vcpu_entry_frame(vcpu, &sp, &t->ftrace_ret))
 		return -EFAULT;

@@ -36,6 +36,10 @@ struct trace_stats {
 	uint64_t events;		/* handed to this writer */
 	uint64_t dropped_stub;		/* dropped by the stub (ring full, overwrite mode) */
 	uint64_t lost;			/* overwritten or unfinished before the host read them */
+	/* The guest's hand-over to its own ftrace, when the kernel has one. */
+	int have_phase;
+	uint64_t ftrace_init_tsc;	/* guest TSC at ftrace_init's entry; ~0: not reached */
+	uint64_t early_events;		/* events of the whole trace before it */
 };
 
 struct trace_writer;
