@@ -62,14 +62,14 @@ for ((i = 0; i < CYCLES; i++)); do
 	g=${globs[$((i % ${#globs[@]}))]}
 	d=0.$((2 + i % 5))
 	if [ $((i % 10)) = 5 ]; then	# two clients at once, overlapping filters
-		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
+		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" --format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
 		a=$!
 		"$VMMTRACE" attach "$SOCK" --trace '__x64_sys_getpriority' --trace '__x64_sys_getpgid' \
-			--duration 0.3 -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+			--duration 0.3 --format text -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
 		wait "$a" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
 	else
 		"$VMMTRACE" attach "$SOCK" --trace "$g" --notrace '__x64_sys_getpid' --duration "$d" \
-			-o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+			--format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
 	fi
 done
 echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"

@@ -37,7 +37,7 @@ CPUS=${ATTACH_CPUS:-1 2}
 window() {
 	local name=$1 file=$2 arc
 	shift 2
-	"$VMMTRACE" attach "$sock" --trace f_mark --trace f_work -o "$file" "$@" 2>"$file.err"
+	"$VMMTRACE" attach "$sock" --trace f_mark --trace f_work --format text -o "$file" "$@" 2>"$file.err"
 	arc=$?
 	check "$name: vmmtrace attach ended with status 0 (got $arc)" [ "$arc" = 0 ]
 	no_sanitizer_report "$name: vmmtrace attach" "$file.err"
@@ -73,7 +73,7 @@ attach_run() {
 	window "$name: window b" "$TMPD/$name.wb" --duration "$WINDOW"
 	wait "$apid"
 	# Released from outside in mid-window; the window itself ends at SIGTERM.
-	"$VMMTRACE" attach "$sock" --trace f_mark --trace f_work -o "$TMPD/$name.wd" 2>"$TMPD/$name.wd.err" &
+	"$VMMTRACE" attach "$sock" --trace f_mark --trace f_work --format text -o "$TMPD/$name.wd" 2>"$TMPD/$name.wd.err" &
 	apid=$!
 	sleep "$WINDOW"
 	check "$name: vmmtrace detach f_work released the one slot" \

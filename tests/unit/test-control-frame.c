@@ -472,6 +472,34 @@ static void check_parse(void)
 	EXPECT_PATTERNS("!\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~\0", "[!\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~]");
 }
 
+/* "=NAME=VALUE" options among the patterns (attach's --format). */
+static void check_options(void)
+{
+	const char *inc[] = { "vfs_read" };
+	char buf[64];
+	int len;
+
+	len = ctl_frame_pack_patterns(buf, sizeof(buf), inc, 1, NULL, 0);
+	len = ctl_frame_pack_option(buf, sizeof(buf), len, "format", "dat");
+	CHECK(len == 9 + 12 && !memcmp(buf, "vfs_read\0=format=dat\0", 21),
+	      "pack_option: appended as one NUL-terminated element (len %d)", len);
+	EXPECT_PATTERNS("vfs_read\0=format=dat\0", "[vfs_read] [=format=dat]");
+	CHECK(ctl_frame_pack_option(buf, 21, 9, "format", "perfetto") == -E2BIG,
+	      "pack_option: -E2BIG when it does not fit");
+	CHECK(ctl_frame_pack_option(buf, 21, 9, "format", "dat") == 21,
+	      "pack_option: exactly fitting, NUL included");
+	CHECK(ctl_frame_pack_option(buf, 8, 9, "format", "dat") == -E2BIG,
+	      "pack_option: a length past max is refused");
+	CHECK(ctl_frame_pack_option(buf, sizeof(buf), -E2BIG, "format", "dat") == -E2BIG,
+	      "pack_option: an error from the packer passes through");
+	CHECK(!strcmp(ctl_frame_option("=format=dat", "format"), "dat"), "option: its value");
+	CHECK(!strcmp(ctl_frame_option("=format=", "format"), ""), "option: an empty value");
+	CHECK(!ctl_frame_option("format=dat", "format"), "option: no leading '=' is a pattern");
+	CHECK(!ctl_frame_option("=formatx=dat", "format"), "option: another name");
+	CHECK(!ctl_frame_option("=form=dat", "format"), "option: a prefix of the name");
+	CHECK(!ctl_frame_option("=format", "format"), "option: a name without '='");
+}
+
 int main(void)
 {
 	check_encode();
@@ -485,5 +513,6 @@ int main(void)
 	check_pack();
 	check_pack_limit();
 	check_parse();
+	check_options();
 	return check_exit();
 }

@@ -13,6 +13,7 @@
 #include "vmm/cli/cmd.h"
 #include "vmm/control/control-frame.h"
 #include "vmm/control/ctl-client.h"
+#include "vmm/trace/writer.h"
 
 #define ATTACH_MAX_GLOBS 4096
 
@@ -20,7 +21,10 @@ static const char attach_usage[] =
 	"usage: vmmtrace attach SOCKET --trace GLOB [--trace GLOB]... [options]\n"
 	"  --trace GLOB       trace the functions matching GLOB (repeatable)\n"
 	"  --notrace GLOB     but not these (repeatable)\n"
-	"  -o, --output FILE  write the trace to FILE (default: stdout)\n"
+	"  -o, --output FILE  write the trace to FILE (default: stdout); its name picks the\n"
+	"                     format as for boot: .txt/.trace text, .dat trace.dat,\n"
+	"                     .perfetto/.pftrace/.pb Perfetto, anything else raw\n"
+	"  --format FMT       text, dat, perfetto or raw, whatever -o's name says\n"
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;
@@ -33,6 +37,7 @@ static void attach_on_signal(int sig)
 
 struct attach_opts {
 	const char *socket, *output;
+	const struct trace_writer_ops *format;
 	const char *inc[ATTACH_MAX_GLOBS], *exc[ATTACH_MAX_GLOBS];
 	unsigned ninc, nexc;
 	double duration;
@@ -43,6 +48,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' }, { "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	char *end;
@@ -63,6 +69,11 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 				o->exc[o->nexc++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
+		case 'f':
+			if (!(o->format = trace_writer_find(optarg)))
+				return cmd_fail("attach", EXIT_BAD_INPUT,
+						"--format must be text, dat, perfetto or raw, not '%s'", optarg);
+			break;
 		case 'd':
 			o->duration = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->duration > 0) || o->duration > 1e9)
@@ -80,6 +91,8 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	if (!o->ninc)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "at least one --trace GLOB is needed");
 	o->socket = argv[optind];
+	if (!o->format)
+		o->format = o->output ? trace_writer_for_path(o->output) : &trace_writer_text;
 	return 0;
 }
 
@@ -134,6 +147,8 @@ int cmd_attach(int argc, char **argv)
 	if ((rc = attach_parse(argc, argv, &o)))
 		return rc < 0 ? EXIT_OK : rc;
 	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
+	if (len >= 0)	/* the server writes the window in this format; we store its bytes */
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "format", o.format->name);
 	if (len < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
 	if (o.output && !(out = fopen(o.output, "w")))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +137,25 @@ int ctl_frame_next_pattern(const char *buf, size_t len, size_t *off, const char 
 		}
 	}
 	return 0;
+}
+
+int ctl_frame_pack_option(char *buf, size_t max, int len, const char *name, const char *value)
+{
+	int n;
+
+	if (len < 0 || (size_t)len > max)
+		return -E2BIG;
+	n = snprintf(buf + len, max - (size_t)len, "=%s=%s", name, value);
+	if (n < 0 || (size_t)n + 1 > max - (size_t)len)
+		return -E2BIG;
+	return len + n + 1;	/* with its NUL */
+}
+
+const char *ctl_frame_option(const char *pat, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (pat[0] != '=' || strncmp(pat + 1, name, n) || pat[n + 1] != '=')
+		return NULL;
+	return pat + n + 2;
 }

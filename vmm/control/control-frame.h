@@ -67,5 +67,13 @@ int ctl_frame_pack_patterns(char *buf, size_t max, const char **inc, unsigned ni
  * with a control, space or non-ASCII byte. Empty patterns are skipped.
  */
 int ctl_frame_next_pattern(const char *buf, size_t len, size_t *off, const char **pat);
+/*
+ * Options travel among the patterns as "=NAME=VALUE" (no kernel symbol
+ * starts with '='). Appends one to a payload of len bytes: the new length,
+ * or -E2BIG past max bytes. Old servers refuse it as a bad pattern.
+ */
+int ctl_frame_pack_option(char *buf, size_t max, int len, const char *name, const char *value);
+/* VALUE if pat is the option "=name=VALUE", else NULL. */
+const char *ctl_frame_option(const char *pat, const char *name);
 
 #endif

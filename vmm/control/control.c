@@ -19,6 +19,7 @@
 #include "vmm/trace/filter.h"
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer.h"
+#include "vmm/trace/writer.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 
@@ -36,6 +37,7 @@ struct ctl_conn {
 	size_t out_len, out_cap;
 	uint64_t lost_bytes;
 	struct trace_client *client;
+	const struct trace_writer_ops *format;	/* of the attach request's window */
 	FILE *events;
 	struct control *ctl;
 };
@@ -126,7 +128,17 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 	int rc;
 
 	filter_init(f);
+	c->format = NULL;
 	while ((rc = ctl_frame_next_pattern(c->in.payload, c->in.hdr.length, &off, &p)) > 0) {
+		const char *fmt = ctl_frame_option(p, "format");
+
+		if (p[0] == '=' && (!fmt || !(c->format = trace_writer_find(fmt)))) {
+			ctl_replyf(c, -EINVAL, "unknown %s in the request: %s", fmt ? "format" : "option", p);
+			filter_destroy(f);
+			return -EINVAL;
+		}
+		if (fmt)
+			continue;
 		if ((rc = filter_add(f, p, &err))) {
 			ctl_replyf(c, rc, "bad pattern: %s", err.msg);
 			filter_destroy(f);
@@ -160,7 +172,7 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	c->events = fopencookie(c, "w", io);
-	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, NULL, &c->client, &err)) {
+	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, c->format, &c->client, &err)) {
 		ctl_replyf(c, -ENOMEM, "out of memory");
 		goto out;
 	}
