@@ -7,6 +7,10 @@
 #     after the guest's ftrace_init, so its event proves the hand-over.
 #  2. --trace '*': the boot completes with hundreds of thousands of events,
 #     none dropped, and the summary's event count equals the lines written.
+#     It is recorded raw (-o all.raw), and `vmmtrace report` turns that one
+#     recording into the text these checks read and into a trace.dat, whose
+#     every event Debian's `trace-cmd report` must print exactly as the text
+#     does (CPU, irqs-off, µs timestamp, function, parent, order).
 # Guest kernel code is emulated on this project's hosts: each boot to
 # rest_init takes minutes (2-6 for the first boot, 4-14 for the second,
 # depending on the host's load); a hang is cut off after STOCK_TRACE_TIMEOUT
@@ -27,7 +31,7 @@ run_boot() {
 	start=$(date +%s)
 	timeout -k 30 -s INT "$limit" "$VMMTRACE" boot "$STOCK_BZIMAGE" --initrd "$INITRAMFS" \
 		--cpus 1 --mem 1G --stop-at rest_init --console "$TMPD/$name.console" \
-		-o "$TMPD/$name.trace" "$@" </dev/null 2>"$TMPD/$name.err"
+		-o "$TMPD/$name.${ext:-trace}" "$@" </dev/null 2>"$TMPD/$name.err"
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	echo "INFO: $name: exit status $rc after $secs s"
@@ -63,8 +67,11 @@ check "the guest finished ftrace_init while traced (no hand-over warning)" \
 check "no slot was in a foreign state at the hand-over" eval "! grep -q 'foreign state' '$TMPD/four.err'"
 
 # ---- boot 2: every traceable function ----
-run_boot all "$all_timeout_s" --trace '*'
+ext=raw run_boot all "$all_timeout_s" --trace '*'
 all_s=$secs
+"$VMMTRACE" report "$TMPD/all.raw" >"$TMPD/all.trace" 2>"$TMPD/all.report.err"
+check "vmmtrace report turns the raw recording into text (status $?, nothing on stderr)" \
+	[ ! -s "$TMPD/all.report.err" ]
 check "all functions: vmmtrace stops at rest_init with status 0 (status $rc)" [ "$rc" = 0 ]
 check "... because of --stop-at rest_init" grep -q 'stopped at rest_init (--stop-at)' "$TMPD/all.err"
 # One pass over the (1.8 million line) trace; the checks read the results.
@@ -102,5 +109,17 @@ check "rest_init itself is not (the stop came first)" eval "! grep -qx rest_init
 check "timestamps never go back" ordered "$TMPD/all.trace"
 unknown=$(events "$TMPD/all.trace" | grep -c ': 0x[0-9a-f]* <-')
 check "every traced function is symbolised ($unknown not)" [ "$unknown" = 0 ]
+# The same recording as trace.dat, read by Debian's trace-cmd.
+"$VMMTRACE" report "$TMPD/all.raw" --format dat -o "$TMPD/all.dat"
+check "vmmtrace report --format dat: status 0" [ $? = 0 ]
+trace-cmd report -l -O parent=1 -i "$TMPD/all.dat" 2>"$TMPD/all.dat.err" |
+	sed -nE 's/^ *[^ ]+-[0-9]+ +([0-9]+)([d.])[^ ]* +([0-9]+\.[0-9]{6}): function: +([^ ]+) <-- ([^ ]+)$/\1 \2 \3 \4 \5/p' \
+	>"$TMPD/all.dat.lines"
+events "$TMPD/all.trace" |
+	sed -nE 's/^ *[^ ]+-[0-9]+ +\[0*([0-9]+)\] ([d.])[^ ]* +([0-9]+\.[0-9]{6}): ([^ ]+) <-([^ ]+)$/\1 \2 \3 \4 \5/p' \
+	>"$TMPD/all.text.lines"
+echo "INFO: trace-cmd report: $(wc -l <"$TMPD/all.dat.lines") events, text: $(wc -l <"$TMPD/all.text.lines")"
+check "trace-cmd report prints every event of the text, in the same order, with the same CPU, flags, µs, function and parent" \
+	eval "[ -s '$TMPD/all.text.lines' ] && cmp -s '$TMPD/all.text.lines' '$TMPD/all.dat.lines'"
 echo "INFO: timings: four functions $four_s s, '*' $all_s s"
 finish

@@ -12,6 +12,7 @@
 
 #include "vmm/kvm/arch.h"
 #include "vmm/cli/cmd.h"
+#include "vmm/cli/progress.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/devices/console.h"
 #include "vmm/control/control.h"
@@ -41,6 +42,7 @@ struct boot_opts {
 	uint64_t mem;
 	enum compat_mode compat;
 	int verbose;
+	int quiet;			/* -q: no progress line */
 	/* Tracing (active when at least one --trace is given). */
 	const char *trace[BOOT_MAX_GLOBS];
 	const char *notrace[BOOT_MAX_GLOBS];
@@ -59,6 +61,7 @@ static const char boot_usage[] =
 	"  --mem SIZE            guest memory, e.g. 512M or 2G; a plain number is MiB (default 512M)\n"
 	"  --compat auto|on|off  host-compatibility layer for software-assisted KVM (default auto)\n"
 	"  -v, --verbose         more detail on stderr (repeat for debug)\n"
+	"  -q, --quiet           no live progress line (shown only when tracing to a terminal)\n"
 	"tracing (docs/TRACING.md):\n"
 	"  --trace GLOB          trace the functions matching GLOB (ftrace glob syntax; repeatable)\n"
 	"  --notrace GLOB        but not these (repeatable)\n"
@@ -123,6 +126,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "compat", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
@@ -146,7 +150,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 	o->tcfg.mode = TRACE_LOSSLESS;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vqho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 		case 'N':
@@ -209,6 +213,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 				return boot_fail("--compat must be auto, on or off, not '%s'", optarg);
 			break;
 		case 'v': o->verbose++; break;
+		case 'q': o->quiet = 1; break;
 		case 'h': fputs(boot_usage, stdout); return -1;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -332,6 +337,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	struct errbuf err = { "" };
 	struct tracer *tracer = NULL;
 	struct control *control = NULL;
+	struct progress *progress = NULL;
 	struct vm vm;
 	int status;
 
@@ -354,9 +360,13 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		status = boot_fail("%s", err.msg);
 		goto out;
 	}
+	/* A terminal's progress line, unless -q; the vCPU threads need SIGINT blocked first. */
+	if (tracer && !o->quiet && progress_start(&progress, tracer))
+		log_warn("no progress line: out of memory or threads");
 	console_input_start(&vm);
 	status = boot_exit_status(&vm, vm_run(&vm));
 	console_input_stop();
+	progress_stop(progress);
 	control_stop(control);
 	serial_flush(vm.serial);
 	boot_report(o, &vm, status, tracer != NULL);

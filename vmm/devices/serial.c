@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vmm/devices/serial.h"
+#include "vmm/util/statusline.h"
 
 enum { REG_RBR_THR, REG_IER, REG_IIR_FCR, REG_LCR, REG_MCR, REG_LSR, REG_MSR, REG_SCR };
 
@@ -121,14 +122,8 @@ static void serial_update_irq(struct serial *s)
 
 static void serial_write_out(int fd, const char *buf, size_t len)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n <= 0)
-			return;	/* output closed: the guest keeps running */
-		buf += n;
-		len -= n;
-	}
+	/* A failed write (output closed) is ignored: the guest keeps running. */
+	statusline_write(fd, buf, len);
 }
 
 static void serial_emit(struct serial *s, uint8_t c)

@@ -300,6 +300,19 @@ void tracer_summary(struct tracer *t, FILE *out)
 			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));
 }
 
+void tracer_progress(struct tracer *t, struct tracer_progress *p)
+{
+	const struct trace_meta meta = { .tsc_khz = t->tsc_khz, .tsc_base = t->tsc_base };
+	uint64_t lost, stub_dropped, rejected;
+
+	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
+	p->events = atomic_load(&t->events);
+	p->dropped = lost + stub_dropped;
+	p->guest_ns = trace_meta_ns(&meta, atomic_load(&t->max_tsc));
+	p->phase = t->ps.phase == PATCH_PHASE_EARLY ? "early boot" :
+		   t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "ftrace_init" : "running";
+}
+
 void tracer_status(struct tracer *t, FILE *out)
 {
 	uint64_t lost, stub_dropped, rejected, digest;

@@ -64,6 +64,14 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 void tracer_detach_client(struct tracer *t, struct trace_client *c);
 /* Releases the slots matching f (all with NULL) from every client. */
 int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len);
+/* A snapshot for a live progress display; cheap, from any thread. */
+struct tracer_progress {
+	uint64_t events;		/* drained so far */
+	uint64_t dropped;		/* by the stub, or lost */
+	uint64_t guest_ns;		/* guest time of the newest event drained */
+	const char *phase;		/* "early boot", "ftrace_init", "running" */
+};
+void tracer_progress(struct tracer *t, struct tracer_progress *p);
 /* Multi-line status report to out. */
 void tracer_status(struct tracer *t, FILE *out);
 /* Threads that read the tracer's shared tables (liburcu) register first. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "vmm/util/log.h"
+#include "vmm/util/statusline.h"
 
 static int log_level = LOG_WARN;
 
@@ -30,6 +31,6 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	/* One fprintf so that lines from several threads do not interleave. */
-	fprintf(stderr, "vmmtrace: %s: %s\n", prefix[level], line);
+	/* One write so that lines from several threads do not interleave. */
+	statusline_printf(2, "vmmtrace: %s: %s\n", prefix[level], line);
 }
