@@ -121,5 +121,13 @@ events "$TMPD/all.trace" |
 echo "INFO: trace-cmd report: $(wc -l <"$TMPD/all.dat.lines") events, text: $(wc -l <"$TMPD/all.text.lines")"
 check "trace-cmd report prints every event of the text, in the same order, with the same CPU, flags, µs, function and parent" \
 	eval "[ -s '$TMPD/all.text.lines' ] && cmp -s '$TMPD/all.text.lines' '$TMPD/all.dat.lines'"
+# ... and through libtracecmd's reader API, as KernelShark reads it.
+if cc -std=c11 -O2 $(pkg-config --cflags libtracecmd 2>/dev/null) -o "$TMPD/dat-read" \
+	"$TOP/tests/unit/dat/dat-read.c" $(pkg-config --libs libtracecmd 2>/dev/null); then
+	echo "events $nlines loose" >"$TMPD/all.expect"
+	"$TMPD/dat-read" "$TMPD/all.dat" "$TMPD/all.expect" | sed 's/^\(PASS\|FAIL\): /\1: libtracecmd: /'
+else
+	fail "tests/unit/dat/dat-read.c builds against libtracecmd"
+fi
 echo "INFO: timings: four functions $four_s s, '*' $all_s s"
 finish
