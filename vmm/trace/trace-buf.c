@@ -14,6 +14,7 @@ void trace_buf_init(struct trace_buf *b)
 void trace_buf_destroy(struct trace_buf *b)
 {
 	free(b->ev);
+	free(b->tmp);
 	pthread_mutex_destroy(&b->lock);
 	memset(b, 0, sizeof(*b));
 }
@@ -51,15 +52,83 @@ void trace_buf_round(struct trace_buf *b, uint64_t round_max_before, int in_flig
 	pthread_mutex_unlock(&b->lock);
 }
 
-static int event_cmp(const void *a, const void *b)
+/* Timestamp order; ties (two rings, one TSC value) by ring, then ring order. */
+static inline int event_before(const struct ring_event *x, const struct ring_event *y)
 {
-	const struct ring_event *x = a, *y = b;
-
 	if (x->tsc != y->tsc)
-		return x->tsc < y->tsc ? -1 : 1;
+		return x->tsc < y->tsc;
 	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return x->ring < y->ring;
+	return x->seq < y->seq;
+}
+
+/* The end of the ascending run that starts at i. */
+static size_t run_end(const struct ring_event *ev, size_t i, size_t n)
+{
+	while (++i < n && !event_before(&ev[i], &ev[i - 1]))
+		;
+	return i;
+}
+
+static void merge_runs(const struct ring_event *a, size_t na, const struct ring_event *b, size_t nb,
+		       struct ring_event *out)
+{
+	while (na && nb) {
+		if (event_before(b, a)) {
+			*out++ = *b++;
+			nb--;
+		} else {
+			*out++ = *a++;
+			na--;
+		}
+	}
+	memcpy(out, a, na * sizeof(*a));
+	memcpy(out + na, b, nb * sizeof(*b));
+}
+
+/*
+ * Sorts the buffer by merging its ascending runs: the events kept from
+ * the last flush are one (sorted then), and each ring's drain adds one
+ * (a ring's records are in TSC order: the stub reads the TSC after it
+ * reserves). A few runs take a pass or two, where a qsort of the whole
+ * buffer every round cost most of the consumer's time. Returns -ENOMEM
+ * when no scratch buffer can be had.
+ */
+static int trace_buf_sort(struct trace_buf *b)
+{
+	struct ring_event *src = b->ev, *dst;
+	size_t n = b->count, runs, cap;
+
+	if (run_end(src, 0, n) == n)
+		return 0;
+	if (b->tmp_cap < b->cap) {
+		struct ring_event *p = realloc(b->tmp, b->cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		b->tmp = p;
+		b->tmp_cap = b->cap;
+	}
+	dst = b->tmp;
+	do {
+		size_t i = 0;
+
+		for (runs = 0; i < n; runs++) {
+			size_t mid = run_end(src, i, n), end = mid < n ? run_end(src, mid, n) : n;
+
+			merge_runs(src + i, mid - i, src + mid, end - mid, dst + i);
+			i = end;
+		}
+		/* The merged copy is the buffer now; the other is the scratch. */
+		b->tmp = src;
+		b->ev = dst;
+		cap = b->cap;
+		b->cap = b->tmp_cap;
+		b->tmp_cap = cap;
+		src = dst;
+		dst = b->tmp;
+	} while (runs > 1);
+	return 0;
 }
 
 long trace_buf_flush(struct trace_buf *b, int all, trace_emit_fn *emit, void *opaque)
@@ -72,7 +141,10 @@ long trace_buf_flush(struct trace_buf *b, int all, trace_emit_fn *emit, void *op
 		pthread_mutex_unlock(&b->lock);
 		return 0;
 	}
-	qsort(b->ev, b->count, sizeof(*b->ev), event_cmp);
+	if (trace_buf_sort(b)) {
+		pthread_mutex_unlock(&b->lock);
+		return -ENOMEM;
+	}
 	while (n < b->count && (all || b->ev[n].tsc <= b->safe_tsc)) {
 		rc = emit(opaque, &b->ev[n]);
 		if (rc)

@@ -18,6 +18,8 @@ struct trace_buf {
 	pthread_mutex_t lock;
 	struct ring_event *ev;
 	size_t count, cap;
+	struct ring_event *tmp;		/* scratch for sorting, tmp_cap events */
+	size_t tmp_cap;
 	uint64_t max_tsc;		/* newest timestamp added so far */
 	uint64_t safe_tsc;		/* events at or below it may be emitted */
 	uint64_t emitted;
