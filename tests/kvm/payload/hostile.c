@@ -230,13 +230,13 @@ static void attack_ports(void)
 	static const uint16_t ports[] = {
 		0x3f9, 0x3fa, 0x3fb, 0x3fd, 0x3fe, 0x3ff,		/* COM1 registers, reads */
 		0x2f8, 0x2f9, 0x2fa, 0x2fb, 0x2fc, 0x2fd, 0x2ff,	/* COM2 */
-		0x60, 0x64, 0x70, 0x71, 0x80, 0xcf8, 0xcfc, 0xd41, 0x1234, 0x5658, 0xfffc,
+		0x60, 0x64, 0x70, 0x71, 0x80, 0xcf8, 0xcfc, 0xd41, 0x1234, 0x5658, 0xfff8,
 	};
 	static const uint64_t mmio_gpa[] = { 0x8000000, 0x3ff00000, HOLE_BASE, 0xf0000000, 0xfed00000 };
 	uint8_t buf[64];
 
 	for (unsigned i = 2; i < ARRAY_SIZE(mmio_gpa); i++)
-		level2_apic_pgt[(mmio_gpa[i] - HOLE_BASE) >> 21] = mmio_gpa[i] + PTE_LARGE + PTE_UC;
+		level2_apic_pgt[(mmio_gpa[i] - HOLE_BASE) >> 21] = (mmio_gpa[i] & ~0x1fffffUL) + PTE_LARGE + PTE_UC;
 	flush_tlb();
 	while (!loop_stopped()) {
 		for (unsigned i = 0; i < ARRAY_SIZE(ports); i++) {
@@ -251,7 +251,12 @@ static void attack_ports(void)
 			io += 3;
 			if (p >= 0x3f8 && p <= 0x3ff && p != 0x3ff)
 				continue;	/* COM1 carries the console: only its scratch register is written */
-			asm volatile("outb %b0, %w1" : : "a"(p == 0x64 ? 0xd1 : b ^ 0x5a), "Nd"(p));
+			if (p == 0x64) {	/* any command but 0xfe, which resets */
+				asm volatile("outb %b0, %w1" : : "a"(0xd1), "Nd"(p));
+				io++;
+				continue;
+			}
+			asm volatile("outb %b0, %w1" : : "a"(b ^ 0x5a), "Nd"(p));
 			asm volatile("outw %w0, %w1" : : "a"((uint16_t)(w ^ 0xa5a5)), "Nd"(p));
 			asm volatile("outl %0, %w1" : : "a"(l ^ (uint32_t)rounds), "Nd"(p));
 			io += 3;
