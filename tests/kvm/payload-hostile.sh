@@ -5,9 +5,11 @@
 # the traced f_mark once per iteration; then:
 # - vmmtrace served throughout: `status` during the storm answered within
 #   100 ms (the median of 12 calls, each timed from fork to exit of the
-#   client; with both cores busy running the two vCPUs even /bin/true
-#   takes tens of ms here, and single calls took up to 1.3 s once during
-#   the ports storm, so the worst call is only bounded by 2 s), and
+#   client, less the median of the same client failing to connect to a
+#   missing socket, timed in the same storm: with both cores running the
+#   two vCPUs even /bin/true takes tens of ms here, and a sanitizer
+#   build's client takes ~80 ms to start; single calls took up to 1.3 s
+#   once during the ports storm, so the worst is only bounded by 2 s), and
 #   its RSS grew by less than 20 MB;
 # - the guest ended normally (no crash, no hang, no sanitizer report);
 # - CPU 0's f_mark events equal its iterations exactly (valid events kept,
@@ -24,11 +26,12 @@ STORM=${HOSTILE_STORM:-3}
 STATUS_MAX_MS=${HOSTILE_STATUS_MAX_MS:-100}
 STATUS_WORST_MS=${HOSTILE_STATUS_WORST_MS:-2000}
 
+median_of() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
 rss_kb() { sed -nE 's/^VmRSS:[[:space:]]+([0-9]+) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 
 # storm NAME MODE: boots 2 vCPUs in MODE, measures status and RSS for STORM s, sends 'q'.
 storm() {
-	local name=$1 mode=$2 sock="$TMPD/$1.sock" vpid rss0 rss1 worst=0 t0 ms n=0 size0 size1 median
+	local name=$1 mode=$2 sock="$TMPD/$1.sock" vpid rss0 rss1 worst=0 t0 ms n=0 size0 size1 median base
 	echo "== vt.hostile=$mode ($name)"
 	payload_start "$name" --cpus 2 --cmdline "vt.hostile=$mode" --trace f_mark --trace f_h \
 		-o "$TMPD/$name.trace" --control "$sock"
@@ -48,12 +51,17 @@ storm() {
 		((ms > worst)) && worst=$ms
 		echo "$ms" >>"$TMPD/$name.lat"
 		n=$((n + 1))
+		t0=$(date +%s%N)
+		"$VMMTRACE" status "$TMPD/no-such.sock" >/dev/null 2>&1
+		echo $(( ($(date +%s%N) - t0) / 1000000 )) >>"$TMPD/$name.base"
 	done
-	median=$(sort -n "$TMPD/$name.lat" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }')
+	median=$(median_of "$TMPD/$name.lat")
+	base=$(median_of "$TMPD/$name.base")
 	rss1=$(rss_kb "$vpid")
 	size1=$(stat -c %s "$TMPD/$name.trace")
-	echo "INFO: $name: $n status calls, median ${median} ms, worst ${worst} ms ($(tr '\n' ' ' <"$TMPD/$name.lat")); RSS ${rss0} -> ${rss1} kB; trace ${size0} -> ${size1} bytes during the storm"
-	check "$name: status answered within ${STATUS_MAX_MS} ms (median $median)" [ "$median" -le "$STATUS_MAX_MS" ]
+	echo "INFO: $name: $n status calls, median ${median} ms (client start-up alone ${base} ms), worst ${worst} ms ($(tr '\n' ' ' <"$TMPD/$name.lat")); RSS ${rss0} -> ${rss1} kB; trace ${size0} -> ${size1} bytes during the storm"
+	check "$name: status answered within ${STATUS_MAX_MS} ms (median $median - $base)" \
+		[ $((median - base)) -le "$STATUS_MAX_MS" ]
 	check "$name: every status answered within ${STATUS_WORST_MS} ms (worst $worst)" [ "$worst" -le "$STATUS_WORST_MS" ]
 	check "$name: RSS grew < 20 MB ($rss0 -> $rss1 kB)" [ -n "$rss1" ] && [ $((rss1 - rss0)) -lt 20480 ]
 	check "$name: the trace was written during the storm ($size0 -> $size1)" [ "$size1" -gt "$size0" ]
