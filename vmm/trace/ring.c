@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
+#include <time.h>
 
 #include "vmm/trace/ring.h"
 
@@ -35,9 +36,14 @@ static uint64_t ring_read_head(struct ring_view *r)
 		return r->pos;
 	}
 	r->head_seen = head;
-	if (dropped >= r->stub_dropped)
+	/*
+	 * The stub drops an event only after ringing this ring's doorbell for
+	 * it: a count beyond the doorbells (a guest writing ~0) is a lie, and
+	 * taking it would put that lie in every total.
+	 */
+	if (dropped >= r->stub_dropped && dropped <= r->doorbells)
 		r->stub_dropped = dropped;
-	else
+	else if (dropped != r->stub_dropped)
 		r->rejected++;
 	if (head - r->pos > r->nrecords) {
 		/* Lapped: in lossless mode only a guest that rewrote tail does this. */
@@ -72,6 +78,32 @@ static int ring_copy(struct ring_view *r, uint64_t idx, struct ring_event *ev)
 	return 0;
 }
 
+static uint64_t ring_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * An open record holds back every ring's events (their order is not known
+ * until it commits), but a guest can reserve a record and never commit it:
+ * the host would then keep every event of every CPU in memory, unwritten,
+ * for as long as the guest runs. After RING_STALL_NS at the same record the
+ * ring stops holding the others back; it still stops at that record.
+ */
+static int ring_open_record(struct ring_view *r)
+{
+	uint64_t now = ring_now_ns();
+
+	if (r->stall_at != r->pos + 1) {
+		r->stall_at = r->pos + 1;
+		r->stall_since_ns = now;
+	}
+	return now - r->stall_since_ns < RING_STALL_NS;
+}
+
 long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final, int *in_flight)
 {
 	struct ring_event ev;
@@ -90,7 +122,7 @@ long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final
 				continue;
 			}
 			if (!final) {
-				*in_flight = 1;
+				*in_flight = ring_open_record(r);
 				break;
 			}
 			r->unfinished++;	/* reserved, but the guest stopped before committing */
@@ -100,6 +132,15 @@ long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final
 		if (ev.flags & ~VT_REC_FLAG_IRQS_OFF) {
 			r->rejected++;
 			ev.flags &= VT_REC_FLAG_IRQS_OFF;
+		}
+		/*
+		 * The stub writes its ring's number: a record claiming another CPU
+		 * is forged, and a number past the last CPU would make the writers
+		 * fail (trace.dat) or index past their per-CPU tables.
+		 */
+		if (ev.cpu != r->index) {
+			r->rejected++;
+			ev.cpu = (uint16_t)r->index;
 		}
 		rc = sink(opaque, &ev);
 		if (rc)

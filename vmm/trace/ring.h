@@ -43,8 +43,14 @@ struct ring_view {
 	uint64_t unfinished;		/* reserved, never committed: the guest stopped mid-record */
 	uint64_t stub_dropped;		/* the stub's own count (validated) */
 	uint64_t rejected;		/* header or record values rejected */
+	uint64_t doorbells;		/* rung for this ring: bounds the stub's dropped count */
+	uint64_t stall_at;		/* pos + 1 of the open record last seen, 0: none */
+	uint64_t stall_since_ns;
 	int broken;
 };
+
+/* An open record older than this stops holding back the other rings' events. */
+#define RING_STALL_NS (1000ULL * 1000 * 1000)
 
 void ring_view_init(struct ring_view *r, uint32_t index, struct vt_ring_hdr *hdr,
 		    struct vt_record *recs, uint64_t nrecords, int lossless);

@@ -54,6 +54,7 @@ void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, u
 	}
 	atomic_fetch_add(&t->doorbells, 1);
 	pthread_mutex_lock(&t->rings[ring].lock);
+	t->rings[ring].doorbells++;
 	ring_drain(&t->rings[ring], tracer_route, t, 0, &in_flight);
 	pthread_mutex_unlock(&t->rings[ring].lock);
 }

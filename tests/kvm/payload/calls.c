@@ -77,6 +77,17 @@ TRACED void f_nmi(void)
 	asm volatile("" ::: "memory");
 }
 
+/* The hostile CPU's own traced function (hostile.c): its records are the ones it scribbles on. */
+TRACED void f_h(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+int loop_stopped(void)
+{
+	return __atomic_load_n(&loop_stopping, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Exactly one f_mark then one f_work per iteration, so a trace of both
  * alternates on every CPU; CPU 0 ends the loops on a 'q' from the host.

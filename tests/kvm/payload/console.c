@@ -171,6 +171,7 @@ void params_parse(const char *cmdline, struct params *p)
 		{ "vt.cpus", __builtin_offsetof(struct params, cpus) },
 		{ "vt.loop", __builtin_offsetof(struct params, loop) },
 		{ "vt.spin", __builtin_offsetof(struct params, spin) },
+		{ "vt.hostile", __builtin_offsetof(struct params, hostile) },
 	};
 	const char *s = cmdline, *value;
 

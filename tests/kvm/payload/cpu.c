@@ -38,7 +38,7 @@ static struct idt_gate idt[NR_VECTORS] __attribute__((aligned(16)));
 extern char idt_stubs[], nmi_entry[], gdt[], early_top_pgt[], ap_start64[];
 extern char ap_trampoline[], ap_trampoline_end[], tramp_gdt_base[], tramp_cr3[], tramp_entry[];
 void ap_main(unsigned cpu);
-NORETURN void payload_exception(const uint64_t *frame);
+uint64_t *payload_exception(uint64_t *frame);
 
 static inline void outb(uint16_t port, uint8_t v)
 {
@@ -108,7 +108,8 @@ void nmi_handler(void)
 	f_nmi();
 }
 
-NORETURN void payload_exception(const uint64_t *frame)
+/* Returns (to entry.S's iretq) only for a fault a hostile mode expected. */
+uint64_t *payload_exception(uint64_t *frame)
 {
 	/* Vectors whose frame carries an error code before RIP. */
 	static const uint32_t with_error = 1u << 8 | 1u << 10 | 1u << 11 | 1u << 12 | 1u << 13 |
@@ -117,6 +118,8 @@ NORETURN void payload_exception(const uint64_t *frame)
 	int err = vector < 32 && (with_error >> vector & 1);
 
 	asm volatile("mov %%cr2, %0" : "=r"(cr2));
+	if (hostile_fixup(frame + (err ? 2 : 1), vector, err ? frame[1] : 0, cr2))
+		return frame + (err ? 2 : 1);
 	pr("PAYLOAD FATAL: vector %lu on cpu %u at rip %lx (error %lx, cr2 %lx)\n", vector, cpu_self(),
 	   (unsigned long)frame[err ? 2 : 1], err ? (unsigned long)frame[1] : 0UL, cr2);
 	reset();

@@ -20,12 +20,17 @@ idt_stubs:
 	vector = vector + 1
 	.endr
 
-/* Never returns: the frame (vector, [error code,] rip, cs, ...) goes to C. */
+/*
+ * The frame (vector, [error code,] rip, cs, ...) goes to C, which resets
+ * unless a hostile mode expected the fault (hostile.c): then it returns the
+ * address of the iret frame it rewrote to resume at the fix-up.
+ */
 exception_common:
 	movq	%rsp, %rdi
 	andq	$-16, %rsp
 	call	payload_exception
-	ud2
+	movq	%rax, %rsp
+	iretq
 
 /*
  * No IST: the NMI lands on whatever stack the CPU was using, the stub's

@@ -117,6 +117,7 @@ level2_kernel_pgt:
 	pfn = pfn + 1
 	.endr
 	/* 3..4 GiB: only the local APIC's page, uncached. */
+	.globl	level2_apic_pgt
 level2_apic_pgt:
 	.fill	(APIC_BASE - 0xc0000000) >> 21, 8, 0
 	.quad	APIC_BASE + PTE_LARGE + PTE_UC

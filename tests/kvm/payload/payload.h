@@ -56,6 +56,7 @@ struct params {
 	unsigned long cpus;		/* CPUs to bring up (1 when absent) */
 	unsigned long loop;		/* 1: every CPU loops f_mark/f_work until 'q' on COM1 */
 	unsigned long spin;		/* loop: countdown per iteration, outside the stub */
+	unsigned long hostile;		/* a hostile mode (hostile.c), with 2 CPUs but the PTE one */
 };
 
 /* console.c */
@@ -89,6 +90,9 @@ void run_calls(unsigned long a, unsigned long b, unsigned long irqon, struct rou
 void loop_cpu(unsigned cpu, unsigned long spin);
 unsigned long loop_iterations(unsigned cpu);
 void f_nmi(void);
+int loop_stopped(void);
+void f_h(void);
+void f_mark(void);
 
 /* ftrace.c */
 struct ftrace_result {
@@ -97,6 +101,10 @@ struct ftrace_result {
 };
 void ftrace_init(void);
 extern struct ftrace_result ftrace_result;
+
+/* hostile.c */
+void hostile_run(unsigned long mode, unsigned long a, unsigned long spin);
+int hostile_fixup(uint64_t *iret, unsigned long vector, unsigned long error, unsigned long cr2);
 #endif
 
 #endif
