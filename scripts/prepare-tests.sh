@@ -18,6 +18,7 @@ PREP_PACKAGES=(
 	liblzma-dev zlib1g-dev libzstd-dev liblz4-dev libbz2-dev lzma	# kernel payloads
 	liburcu-dev					# data shared between threads
 	libfdt-dev					# device trees (arm64 guests)
+	libseccomp-dev					# the boot's seccomp sandbox (docs/SANDBOX.md)
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
 	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
 	qemu-system-x86					# the reference host

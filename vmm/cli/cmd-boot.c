@@ -13,6 +13,7 @@
 #include "vmm/kvm/arch.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/cli/progress.h"
+#include "vmm/cli/sandbox.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/devices/console.h"
 #include "vmm/control/control.h"
@@ -43,6 +44,7 @@ struct boot_opts {
 	enum compat_mode compat;
 	int verbose;
 	int quiet;			/* -q: no progress line */
+	int no_sandbox;			/* --no-sandbox: no seccomp filter */
 	/* Tracing (active when at least one --trace is given). */
 	const char *trace[BOOT_MAX_GLOBS];
 	const char *notrace[BOOT_MAX_GLOBS];
@@ -62,6 +64,7 @@ static const char boot_usage[] =
 	"  --compat auto|on|off  host-compatibility layer for software-assisted KVM (default auto)\n"
 	"  -v, --verbose         more detail on stderr (repeat for debug)\n"
 	"  -q, --quiet           no live progress line (shown only when tracing to a terminal)\n"
+	"  --no-sandbox          no seccomp filter once the guest runs (docs/SANDBOX.md)\n"
 	"tracing (docs/TRACING.md):\n"
 	"  --trace GLOB          trace the functions matching GLOB (ftrace glob syntax; repeatable)\n"
 	"  --notrace GLOB        but not these (repeatable)\n"
@@ -127,6 +130,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "compat", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-sandbox", no_argument, NULL, 'X' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
@@ -214,6 +218,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
+		case 'X': o->no_sandbox = 1; break;
 		case 'h': fputs(boot_usage, stdout); return -1;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -326,6 +331,30 @@ static void boot_report(const struct boot_opts *o, struct vm *vm, int status, in
 		compat_report(&vm->compat, stderr);
 }
 
+/* Confine the process once the VM, its files and its threads exist (docs/SANDBOX.md). */
+static int boot_sandbox(const struct boot_opts *o)
+{
+	struct errbuf err = { "" };
+	const char *why, *what = "";
+	unsigned n = 0;
+	int rc;
+
+	if (o->no_sandbox) {
+		log_info("sandbox off (--no-sandbox)");
+		return 0;
+	}
+	if (!sandbox_available(&why)) {
+		log_info("sandbox off: %s", why);
+		return 0;
+	}
+	if (sandbox_enter(&n, &err))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s (--no-sandbox runs without it)", err.msg);
+	log_info("sandbox on: seccomp filter on every thread, %u system calls allowed", n);
+	if ((rc = sandbox_selftest(&what)) <= 0)
+		log_warn("sandbox self-test: %s %s", what, rc ? strerror(-rc) : "was allowed");
+	return 0;
+}
+
 static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		       const uint8_t *initrd, size_t initrd_size, char *cmdline)
 {
@@ -364,6 +393,12 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	if (tracer && !o->quiet && progress_start(&progress, tracer))
 		log_warn("no progress line: out of memory or threads");
 	console_input_start(&vm);
+	if ((status = boot_sandbox(o))) {
+		console_input_stop();
+		progress_stop(progress);
+		control_stop(control);
+		goto out;
+	}
 	status = boot_exit_status(&vm, vm_run(&vm));
 	console_input_stop();
 	progress_stop(progress);
