@@ -99,9 +99,9 @@ static void drain_all(struct fring *rings, unsigned nrings, struct trace_buf *bu
 			abort();	/* a broken ring stays silent */
 		if (f->view.pos != f->view.consumed + f->view.lost + f->view.unfinished)
 			abort();	/* every index passed is accounted for once */
-		if (f->view.pos > f->view.head_seen && !f->view.broken)
+		if (f->view.pos > f->view.head_seen && !f->view.broken)	/* never past what the header allowed */
 			abort();
-		if (f->view.lossless && f->hdr->tail != f->view.pos)
+		if (f->view.lossless && !f->view.broken && f->hdr->tail != f->view.pos)
 			abort();
 		if (f->view.consumed != f->total)
 			abort();
