@@ -92,6 +92,25 @@ static void test_unsupported(const struct fx_buf *elf)
 	CHECK(rc < 0 && !out, "CODEC_NONE is not a decompressor, and err may be NULL (rc %d)", rc);
 }
 
+/*
+ * An .lzma header asking for a 4 GiB dictionary (tests/fuzz/seeds/image/
+ * lzma-4g-dict, found by fuzz-image): liblzma would allocate it before
+ * producing a byte; the decoder's memory limit refuses it instead.
+ */
+static void test_lzma_dict_bomb(void)
+{
+	static const uint8_t bomb[] = { 0x5d, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x5d, 0x5d,
+					0x5d, 0x5d, 0x4d, 0x5d, 0xfa, 0x9b, 0xff, 0x1f, 0x00 };
+	struct errbuf err = { "" };
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	int rc;
+
+	rc = decompress_buffer(CODEC_LZMA, bomb, sizeof(bomb), 0, MAX_OUT, &out, &out_len, &err);
+	CHECK(rc == -EINVAL && !out && strstr(err.msg, "decoder memory"),
+	      "lzma: a 4 GiB dictionary is refused, not allocated (%s)", err.msg);
+}
+
 static void test_codec(const struct fx_codec *c, const struct fx_buf *elf, const struct fx_buf *packed)
 {
 	struct fx_buf bare = { 0 }, bad;
@@ -196,6 +215,7 @@ int main(void)
 	for (size_t i = 0; i < FX_NCODECS; i++)
 		test_codec(&fx_codecs[i], &elf, &packed[i]);
 	test_lz4_blocks();
+	test_lzma_dict_bomb();
 
 	for (size_t i = 0; i < FX_NCODECS; i++)
 		fx_free(&packed[i]);

@@ -108,6 +108,8 @@ static int inflate_gzip(const uint8_t *in, size_t len, struct outbuf *o, struct 
 	return rc;
 }
 
+#define LZMA_MAX_DECODER_MEM (256ull << 20)
+
 static int inflate_lzma(enum codec codec, const uint8_t *in, size_t len,
 			struct outbuf *o, struct errbuf *err)
 {
@@ -115,8 +117,14 @@ static int inflate_lzma(enum codec codec, const uint8_t *in, size_t len,
 	lzma_ret ret;
 	int rc = 0;
 
-	ret = codec == CODEC_XZ ? lzma_stream_decoder(&s, UINT64_MAX, 0)
-				: lzma_alone_decoder(&s, UINT64_MAX);
+	/*
+	 * liblzma allocates the dictionary the stream's header asks for, before
+	 * any output: without a limit, 18 bytes of .lzma header get a 4 GiB
+	 * malloc (found by tests/fuzz/fuzz-image.c). Kernel builds use at most
+	 * 64 MiB (lzma -9; xz: 32 MiB), so 256 MiB refuses only hostile ones.
+	 */
+	ret = codec == CODEC_XZ ? lzma_stream_decoder(&s, LZMA_MAX_DECODER_MEM, 0)
+				: lzma_alone_decoder(&s, LZMA_MAX_DECODER_MEM);
 	if (ret != LZMA_OK)
 		return err_set(err, ENOMEM, "liblzma initialisation failed");
 	s.next_in = in;
@@ -131,6 +139,11 @@ static int inflate_lzma(enum codec codec, const uint8_t *in, size_t len,
 		o->len = o->cap - s.avail_out;
 		if (ret == LZMA_STREAM_END)
 			break;
+		if (ret == LZMA_MEMLIMIT_ERROR) {
+			rc = err_set(err, EINVAL, "%s payload wants more than %u MiB of decoder memory",
+				     decompress_codec_name(codec), (unsigned)(LZMA_MAX_DECODER_MEM >> 20));
+			break;
+		}
 		if (ret != LZMA_OK && ret != LZMA_BUF_ERROR) {
 			rc = err_set(err, EINVAL, "%s payload is corrupt (liblzma error %d)",
 				     decompress_codec_name(codec), (int)ret);

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by tests/unit/fuzz-targets.sh and scripts/fuzz.sh: builds the
+# libFuzzer targets of tests/fuzz/ with clang under ASan and UBSan. The
+# project's sources go into one instrumented archive (build/fuzz/lib.a)
+# rather than per-target source lists, so that a target whose code reaches
+# into another layer (compat-insn.c into vcpu.c) links without the list
+# having to follow every include. Only stale objects are rebuilt.
+
+FUZZ_TARGETS="image sysmap control ring compat slot raw"
+FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}
+FUZZ_CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -I. -pthread -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+FUZZ_LIBS="-lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
+
+# The sources of build/libvmmtrace.a, as the Makefile lists them.
+fuzz_lib_sources() {
+	ls arch/*.c arch/*/*.c vmm/cli/*.c vmm/control/*.c vmm/trace/*.c vmm/image/*.c \
+		vmm/kvm/*.c vmm/devices/*.c vmm/util/*.c vmm/x86_64/*.c | grep -v '^vmm/cli/main\.c$'
+}
+
+# fuzz_build_lib: 0 when build/fuzz/lib.a is up to date.
+fuzz_build_lib() {
+	local src obj stale=0 newest_h
+	mkdir -p "$FUZZ_DIR/obj"
+	# A header change can change any object: rebuild everything older than it.
+	newest_h=$(ls -t proto/*.h arch/*.h vmm/*/*.h 2>/dev/null | head -n 1)
+	for src in $(fuzz_lib_sources); do
+		obj=$FUZZ_DIR/obj/$(echo "${src%.c}" | tr / _).o
+		if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_h" -nt "$obj" ]; then
+			stale=1
+			clang $FUZZ_CFLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$obj" ||
+				return 1
+		fi
+	done
+	if [ $stale = 1 ] || [ ! -e "$FUZZ_DIR/lib.a" ]; then
+		rm -f "$FUZZ_DIR/lib.a"
+		ar rcs "$FUZZ_DIR/lib.a" "$FUZZ_DIR"/obj/*.o || return 1
+	fi
+}
+
+# fuzz_build TARGET: build/fuzz/fuzz-TARGET from tests/fuzz/fuzz-TARGET.c.
+fuzz_build() {
+	# shellcheck disable=SC2086
+	clang $FUZZ_CFLAGS -fsanitize=fuzzer,address,undefined "tests/fuzz/fuzz-$1.c" \
+		"$FUZZ_DIR/lib.a" $FUZZ_LIBS -o "$FUZZ_DIR/fuzz-$1"
+}
+
+# fuzz_run TARGET SECONDS LOG [libFuzzer options...]: the corpus is
+# build/fuzz/corpus-TARGET (kept between runs), seeded from
+# tests/fuzz/seeds/TARGET; crashes land as build/fuzz/crash-TARGET-*.
+fuzz_run() {
+	local t=$1 secs=$2 log=$3
+	shift 3
+	mkdir -p "$FUZZ_DIR/corpus-$t"
+	"$FUZZ_DIR/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$FUZZ_DIR/crash-$t-" "$@" \
+		"$FUZZ_DIR/corpus-$t" "tests/fuzz/seeds/$t" >"$log" 2>&1
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the kernel-image loader (vmm/image/image.c through
+ * image_open_buffer: bzImage setup header, payload codec detection and
+ * decompression, ELF headers) and for decompress_buffer on its own, with
+ * the input as a payload of the codec it looks like. Checked: an opened
+ * image's ELF and payload lie in memory the image owns; decompression
+ * never returns more than the limit it was given; every lookup of an
+ * opened image stays in bounds (ASan).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/image/image.h"
+#include "vmm/image/sysmap.h"
+
+/* Small, so that a bomb costs the fuzzer little: the limit is what is tested. */
+#define FUZZ_MAX_OUT (4u << 20)
+
+static void use_image(const struct kernel_image *img)
+{
+	const struct elf_image *e = &img->elf;
+	struct symtab tab;
+	struct errbuf err;
+
+	if (!img->vmlinux || e->data != img->vmlinux || e->size != img->vmlinux_size)
+		abort();
+	if (img->is_bzimage && (img->setup != img->file || img->setup_size >= img->file_size))
+		abort();
+	for (unsigned i = 0; i < e->ehdr->e_phnum; i++) {
+		const Elf64_Phdr *ph = &e->phdr[i];
+		const uint8_t *p = elf_vaddr_ptr(e, ph->p_vaddr, ph->p_filesz ? 1 : 0);
+		uint64_t pa;
+
+		if (p && (p < e->data || p >= e->data + e->size))
+			abort();
+		elf_vaddr_to_paddr(e, ph->p_vaddr + ph->p_memsz / 2, &pa);
+	}
+	if (e->shdr) {
+		const Elf64_Shdr *sh = elf_section(e, ".text");
+
+		if (sh)
+			elf_section_data(e, sh);
+	}
+	symtab_init(&tab);
+	if (!sysmap_read_elf(e, &tab, &err))
+		symtab_finish(&tab);
+	symtab_destroy(&tab);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kernel_image img;
+	struct errbuf err;
+	enum codec c;
+	uint8_t *copy, *out = NULL;
+	size_t out_len = 0;
+
+	/* The loader takes the buffer over (and frees it, also on failure). */
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	if (!image_open_buffer("fuzz", copy, size, &img, &err)) {
+		use_image(&img);
+		image_close(&img);
+	}
+
+	c = decompress_detect(data, size);
+	if (c != CODEC_NONE && c != CODEC_UNKNOWN && size >= 4) {
+		/* The hint as a bzImage would give it: the payload's last 4 bytes. */
+		uint32_t hint = data[size - 4] | data[size - 3] << 8 | data[size - 2] << 16 |
+				(uint32_t)data[size - 1] << 24;
+
+		if (!decompress_buffer(c, data, size, hint, FUZZ_MAX_OUT, &out, &out_len, &err) &&
+		    (out_len > FUZZ_MAX_OUT || (!out && out_len)))
+			abort();
+		free(out);
+	}
+	return 0;
+}
