@@ -51,7 +51,7 @@ static int sink(void *opaque, const struct ring_event *ev)
 		abort();	/* outside the window the header allowed */
 	/* Nothing writes the ring during the drain: the event is the record. */
 	if (rec->commit != (uint32_t)(ev->seq + 1) || rec->tsc != ev->tsc || rec->func != ev->func ||
-	    rec->parent != ev->parent || rec->cpu != ev->cpu ||
+	    rec->parent != ev->parent || ev->cpu != f->view.index ||	/* a forged CPU becomes the ring's */
 	    (rec->flags & VT_REC_FLAG_IRQS_OFF) != ev->flags)
 		abort();
 	f->last_seq = ev->seq;
