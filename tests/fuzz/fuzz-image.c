@@ -30,10 +30,12 @@ static void use_image(const struct kernel_image *img)
 		abort();
 	for (unsigned i = 0; i < e->ehdr->e_phnum; i++) {
 		const Elf64_Phdr *ph = &e->phdr[i];
-		const uint8_t *p = elf_vaddr_ptr(e, ph->p_vaddr, ph->p_filesz ? 1 : 0);
+		size_t len = ph->p_filesz ? 1 : 0;
+		const uint8_t *p = elf_vaddr_ptr(e, ph->p_vaddr, len);
 		uint64_t pa;
 
-		if (p && (p < e->data || p >= e->data + e->size))
+		/* A zero-length lookup may point just past the file's end. */
+		if (p && (p < e->data || p + len > e->data + e->size))
 			abort();
 		elf_vaddr_to_paddr(e, ph->p_vaddr + ph->p_memsz / 2, &pa);
 	}

@@ -111,6 +111,20 @@ static void test_lzma_dict_bomb(void)
 	      "lzma: a 4 GiB dictionary is refused, not allocated (%s)", err.msg);
 }
 
+/* The same for zstd: an 8-byte frame header asking for a 2 GiB window
+ * (tests/fuzz/seeds/image/zstd-2g-window). */
+static void test_zstd_window_bomb(void)
+{
+	static const uint8_t bomb[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa8, 0xb5, 0xa9 };
+	struct errbuf err = { "" };
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	int rc;
+
+	rc = decompress_buffer(CODEC_ZSTD, bomb, sizeof(bomb), 0, MAX_OUT, &out, &out_len, &err);
+	CHECK(rc == -EINVAL && !out, "zstd: a 2 GiB window is refused, not allocated (%s)", err.msg);
+}
+
 static void test_codec(const struct fx_codec *c, const struct fx_buf *elf, const struct fx_buf *packed)
 {
 	struct fx_buf bare = { 0 }, bad;
@@ -216,6 +230,7 @@ int main(void)
 		test_codec(&fx_codecs[i], &elf, &packed[i]);
 	test_lz4_blocks();
 	test_lzma_dict_bomb();
+	test_zstd_window_bomb();
 
 	for (size_t i = 0; i < FX_NCODECS; i++)
 		fx_free(&packed[i]);

@@ -172,8 +172,13 @@ static int inflate_zstd(const uint8_t *in, size_t len, struct outbuf *o, struct 
 	if (!ZSTD_isError(ret))
 		ib.size = ret;
 	ret = 1;
-	/* The kernel's zstd payloads use a window of up to 2^27 (ZSTD_WINDOWLOG_MAX_32). */
-	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 31);
+	/*
+	 * The kernel's zstd payloads use a window of up to 2^27 (zstd -22
+	 * --ultra). libzstd allocates the window the frame header asks for
+	 * before any output: at 2^31, 8 bytes of header got a 2 GiB malloc
+	 * (found by tests/fuzz/fuzz-image.c). 2^28 is the 256 MiB lzma gets.
+	 */
+	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 28);
 	while (ib.pos < ib.size || ret != 0) {
 		ZSTD_outBuffer ob;
 
