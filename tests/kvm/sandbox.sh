@@ -22,9 +22,11 @@ vmm_pid() { pgrep -P "$pid" -x vmmtrace | head -n 1; }
 
 # A sanitizer build runs without the filter (LeakSanitizer needs ptrace at exit).
 payload_boot probe -v
+# That is a documented behaviour, checked here; the filter itself is
+# checked by the kvm tier's run of this test on the normal build.
 if grep -q 'sandbox off: an AddressSanitizer build' "$TMPD/probe.err"; then
-	echo "SKIP: sandbox: this is an AddressSanitizer build, which runs without the filter"
-	exit 0
+	check "AddressSanitizer build: it ran, and -v says the sandbox is off" [ "$rc" = 0 ]
+	finish
 fi
 check "probe: -v says the sandbox is on and how many calls it allows" \
 	grep -qE '^vmmtrace: info: sandbox on: seccomp filter on every thread, [0-9]+ system calls allowed$' "$TMPD/probe.err"
