@@ -6,7 +6,11 @@
 # cannot run (HOST-KVM.md §4: SYSCALL from user mode is broken), so the test
 # stops there: as soon as the kernel announces /init it sends SIGTERM, which
 # also tests vmmtrace's clean shutdown on a signal (exit status 128+15,
-# console flushed, no crash). Budget: STOCK_BUDGET seconds (default 1800: a hang fails, a slow shared
+# console flushed, no crash). The boot traces four functions across the
+# guest's hand-over to its own ftrace (start_kernel setup_arch trap_init
+# before ftrace_init, sched_init after): exactly those four events, in that
+# order, and once the guest frees its init text no slot is held any more
+# (all four are __init). trace-stock.sh traces every function. Budget: STOCK_BUDGET seconds (default 1800: a hang fails, a slow shared
 # machine does not; CI took 593 s, this machine 4-10 min).
 #
 # Speed: guest kernel code is emulated here, and three initcalls that do
@@ -32,6 +36,7 @@ mkfifo "$fifo"
 
 start=$(date +%s)
 "$VMMTRACE" boot "$STOCK_BZIMAGE" --initrd "$INITRAMFS" --cpus 1 --mem 1G \
+	--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init -o "$TMPD/four.trace" \
 	--cmdline "vmmtrace.steps=cpus,uname $speedup panic=0" </dev/null >"$fifo" 2>"$err" &
 pid=$!
 # Over budget: SIGINT, and SIGKILL should even that not stop it.
@@ -90,5 +95,22 @@ check "SIGTERM then stops vmmtrace with exit status 143 (status $rc)" [ "$rc" = 
 stopped_fast() { [ -n "$term_at" ] && [ "$stop_s" -le 10 ]; }
 check "... within 10 s" stopped_fast
 check "... saying why on stderr" grep -q '^vmmtrace: stopped by Terminated' "$err"
-check "... and nothing else: no error, no crash report" [ "$(wc -l <"$err")" = 1 ]
+check "... and the trace's summary, nothing else: no error, no crash report" \
+	[ "$(grep -vc '^vmmtrace: trace: [0-9]* events' "$err")" = 1 ]
+
+got=$(trace_funcs "$TMPD/four.trace" | tr '\n' ' ')
+echo "INFO: four functions traced: $got"
+check "events: exactly start_kernel setup_arch trap_init sched_init, in that order, once each" \
+	[ "$got" = "start_kernel setup_arch trap_init sched_init " ]
+check "the trace has ftrace's header" grep -q '^# tracer: function' "$TMPD/four.trace"
+check "the parents are symbolised (setup_arch <-start_kernel)" \
+	grep -qE ': setup_arch <-start_kernel$' "$TMPD/four.trace"
+set -- $(trace_summary "$err") - - - - - - - - -
+echo "INFO: summary: events=$1 before=$2 after=$3 slots=$4 doorbells=$5 dropped=$6 mode=$9"
+check "summary: 4 events, 3 before ftrace_init and 1 after (the hand-over)" [ "$1 $2 $3" = "4 3 1" ]
+check "summary: no slot held after the guest freed its init text, 0 dropped, mode lossless" \
+	[ "$4 $6 $9" = "0 0 lossless" ]
+check "the guest finished ftrace_init while traced (no hand-over warning)" \
+	eval "! grep -q 'did not finish ftrace_init' '$err'"
+check "no slot was in a foreign state at the hand-over" eval "! grep -q 'foreign state' '$err'"
 finish
