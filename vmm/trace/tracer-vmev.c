@@ -140,3 +140,23 @@ void tracer_vmev_summary(struct tracer *t, FILE *out)
 		return;
 	fprintf(out, "vmmtrace: trace: %lu VM events\n", atomic_load(&t->vm_events));
 }
+
+void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t len)
+{
+	size_t off = 0;
+
+	msg[0] = 0;
+	for (unsigned k = 1; k < VMEV_NKINDS && off < len; k++) {
+		const char *why = k == VMEV_HYPERCALL ? "this host's KVM hands none over" :
+				  k != VMEV_MSR ? "not offered" :
+				  (t->cfg.events & VMEV_MASK(VMEV_MSR)) ? "this host's KVM cannot bring MSR accesses to user space" :
+				  "the boot did not ask for --event kvm:msr";
+
+		if (!(events & VMEV_MASK(k)))
+			continue;
+		if (t->vmev_offered & VMEV_MASK(k))
+			off += (size_t)snprintf(msg + off, len - off, "; %s recorded", vmev_name(k));
+		else	/* said here, once, instead of a window that silently lacks them */
+			off += (size_t)snprintf(msg + off, len - off, "; %s not recorded: %s", vmev_name(k), why);
+	}
+}

@@ -62,6 +62,11 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 void tracer_client_free(struct trace_client *c);
 /* The VM events (VMEV_MASK bits) client c gets; before it is attached. */
 void tracer_client_set_events(struct trace_client *c, uint32_t events);
+/*
+ * For an attach reply: which of the VM events asked for (VMEV_MASK bits)
+ * this guest records, and why not the others ("" when nothing was asked).
+ */
+void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t len);
 /* Gives client c the slots matching f (none with NULL); msg gets a one-line account. */
 int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
 		  char *msg, size_t len, struct errbuf *err);
