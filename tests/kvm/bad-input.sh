@@ -198,6 +198,10 @@ ctl_bad "status: a file that is no socket" "vmmtrace status: cannot connect to '
 ctl_bad "detach: no such socket" "vmmtrace detach: cannot connect to '/nonexistent'" detach /nonexistent
 ctl_bad "stop: no SOCKET" "usage: vmmtrace stop SOCKET" stop
 ctl_bad "attach: no such socket" "vmmtrace attach: cannot connect to '/nonexistent'" attach /nonexistent --trace foo
+ctl_bad "attach: an unknown --event" "vmmtrace attach: --event 'kvm:nope' matches no event" \
+	attach /nonexistent --event kvm:nope
+ctl_bad "attach: --event to trace.dat" "vmmtrace attach: --event: the dat format cannot hold VM events yet" \
+	attach /nonexistent --event kvm:pio -o "$TMPD/a.dat"
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.

@@ -12,8 +12,10 @@
 #   "Switched to clocksource kvm-clock" (the write went through KVM);
 # - kvm:exit precedes each kvm:pio of the same exit; timestamps never go
 #   back; kvm:hypercall is refused once on stderr, never faked.
-# Then a short boot recorded raw: vmmtrace report prints its kvm:msr write
-# exactly as the text writer did, and --format dat says what it left out.
+# A live `attach --event` gets its own window of kvm:pio events meanwhile.
+# Then a short boot recorded raw: KVM reads back each forwarded MSR write as
+# the guest wrote it; vmmtrace report prints the kvm:msr write exactly as
+# the text writer did, and --format dat says what it left out.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -22,8 +24,24 @@ MEM_MB=512
 
 echo "== one boot, text, every VM event"
 timeout -k 5 400 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event 'kvm:*' \
-	--trace kvm_init_platform --trace 'kvm_arch_para_*' --trace io_serial_out \
-	--stop-at populate_rootfs -q -o "$TMPD/ev.txt" --console "$TMPD/con.txt" </dev/null 2>"$TMPD/ev.err"
+	--trace kvm_init_platform --trace 'kvm_arch_para_*' --trace io_serial_out --control "$TMPD/sock" \
+	--stop-at populate_rootfs -q -o "$TMPD/ev.txt" --console "$TMPD/con.txt" </dev/null 2>"$TMPD/ev.err" &
+pid=$!
+# A live window of VM events only, while the console prints its first burst.
+if wait_line "$TMPD/con.txt" 'printk: console \[ttyS0\] enabled' 300 "$pid"; then
+	timeout -k 5 60 "$VMMTRACE" attach "$TMPD/sock" --event 'kvm:p*' --event kvm:hypercall --duration 3 \
+		>"$TMPD/attach.txt" 2>"$TMPD/attach.err"
+	check "attach --event: status 0" [ $? = 0 ]
+	sed 's/^/INFO: /' "$TMPD/attach.err"
+	check "attach --event: the reply says kvm:pio is recorded, kvm:hypercall not, and why" eval \
+		"grep -q 'kvm:pio recorded; kvm:hypercall not recorded: this host' '$TMPD/attach.err'"
+	n=$(grep -c ' kvm_pio: ' "$TMPD/attach.txt")
+	check "attach --event: the window has kvm_pio events ($n) and nothing else" \
+		eval "[ '$n' -gt 0 ] && [ '$n' = \"\$(grep -vc '^#' '$TMPD/attach.txt')\" ]"
+else
+	fail "the console never said 'console [ttyS0] enabled': no attach"
+fi
+wait "$pid"
 rc=$?
 sed 's/^/INFO: /' "$TMPD/ev.err"
 check "boot: status 0 (got $rc)" [ "$rc" = 0 ]
@@ -33,6 +51,9 @@ check "kvm:hypercall: said once on stderr that this host hands none over" \
 check "no hypercall event was made up" eval "! grep -q 'kvm_hypercall' '$TMPD/ev.txt'"
 check "the summary counts VM events" grep -qE "^vmmtrace: trace: [1-9][0-9]* VM events$" "$TMPD/ev.err"
 check "timestamps never go back" trace_ordered "$TMPD/ev.txt"
+check "kvm:cpuid: the KVM signature leaf offered, as a record at time zero" grep -qE \
+	' 0\.000000: kvm_cpuid: func 40000000 idx 0 rax [0-9a-f]+ rbx 4b4d564b rcx 564b4d56 rdx 4d, cpuid entry offered$' \
+	"$TMPD/ev.txt"
 
 # COM1's transmitted bytes, from the events: writes to 0x3f8 while LCR.DLAB
 # (0x3fb bit 7) and MCR.LOOP (0x3fc bit 4) are clear, one hex byte a line.
@@ -77,8 +98,12 @@ check "kvm:msr: no access failed (#GP)" eval "! grep -q ' kvm_msr: .*(#GP)' '$TM
 
 echo "== a short boot recorded raw, read back by report"
 timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event kvm:msr --event kvm:exit \
-	--trace kvm_init_platform --stop-at trap_init -q -o "$TMPD/ev.raw" --console /dev/null </dev/null 2>"$TMPD/raw.err"
+	--trace kvm_init_platform --stop-at trap_init -q -vv -o "$TMPD/ev.raw" --console /dev/null \
+	</dev/null 2>"$TMPD/raw.err"
 check "boot -o ev.raw: status 0" [ $? = 0 ]
+check "kvm:msr: KVM reads back what the guest wrote to 0x4b564d01 (-vv)" \
+	grep -q 'kvm:msr: vCPU 0: MSR 0x4b564d01 reads back 0x[0-9a-f]* as written' "$TMPD/raw.err"
+check "kvm:msr: no forwarded write reads back otherwise" eval "! grep -qE 'kvm:msr: .*(written 0x[0-9a-f]+, reads back|cannot be read back)' '$TMPD/raw.err'"
 "$VMMTRACE" report "$TMPD/ev.raw" >"$TMPD/raw.txt" 2>"$TMPD/report.err"
 check "report: status 0, nothing on stderr" eval "[ $? = 0 ] && [ ! -s '$TMPD/report.err' ]"
 strip() { grep ' kvm_msr: ' "$1" | head -1 | sed -E 's/.*[0-9]+\.[0-9]{6}: //'; }

@@ -23,7 +23,7 @@ static void test_select(void)
 	CHECK(!vmev_select("kvm:pio", &m) && m == VMEV_MASK(VMEV_PIO), "kvm:pio selects kvm:pio only");
 	m = 0;
 	CHECK(!vmev_select("kvm:*", &m) && m == (VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) |
-		VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_EXIT) | VMEV_MASK(VMEV_HYPERCALL)), "kvm:* selects all");
+		VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_EXIT) | VMEV_MASK(VMEV_HYPERCALL) | VMEV_MASK(VMEV_CPUID)), "kvm:* selects all");
 	m = 0;
 	CHECK(!vmev_select("*:m*", &m) && m == (VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_MSR)),
 	      "*:m* selects kvm:mmio and kvm:msr");
@@ -98,6 +98,11 @@ static void test_format(void)
 	ev = vmev(VMEV_EXIT, 0, 1000, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_userspace_exit: reason UNKNOWN (1000)"), "an unknown reason: %s", buf);
+	ev = vmev(VMEV_CPUID, 0, 0x4b4d564bull << 32 | 0x40000001, 0x4dull << 32 | 0x564b4d56);
+	ev.func = 0x40000000;
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "kvm_cpuid: func 40000000 idx 0 rax 40000001 rbx 4b4d564b rcx 564b4d56 rdx 4d, "
+		      "cpuid entry offered"), "kvm_cpuid: %s", buf);
 	ev = vmev(0x7f, 0, 0, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_unknown: kind 127"), "an unknown kind: %s", buf);

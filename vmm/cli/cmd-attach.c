@@ -78,7 +78,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		case 'E':
 			if (vmev_select(optarg, &o->events))
 				return cmd_fail("attach", EXIT_BAD_INPUT, "--event '%s' matches no event (kvm:pio, "
-						"kvm:mmio, kvm:msr, kvm:exit, kvm:hypercall)", optarg);
+						"kvm:mmio, kvm:msr, kvm:exit, kvm:hypercall, kvm:cpuid)", optarg);
 			if (o->nev == ATTACH_MAX_GLOBS)
 				return cmd_fail("attach", EXIT_BAD_INPUT, "too many --event globs at %s", optarg);
 			o->ev[o->nev++] = optarg;

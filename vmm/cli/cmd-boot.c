@@ -82,8 +82,8 @@ static const char boot_usage[] =
 	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
-	"                        kvm:exit, kvm:hypercall; repeatable; with --trace or alone;\n"
-	"                        text or raw output: docs/VM-EVENTS.md)\n"
+	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
+	"                        or alone; text or raw output: docs/VM-EVENTS.md)\n"
 	"  --msr LIST            kvm:msr also records these MSRs: 0x10,0x1b,0xc0000100-0xc0000102\n"
 	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
 	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
@@ -205,13 +205,12 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'E':
 			if (vmev_select(optarg, &o->tcfg.events))
 				return boot_fail("--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
-						 "kvm:exit, kvm:hypercall)", optarg);
+						 "kvm:exit, kvm:hypercall, kvm:cpuid)", optarg);
 			break;
 		case 'R':
 			if (vmev_msr_parse(optarg, &o->msrs))
 				return boot_fail("--msr '%s' is not a list of MSRs and ranges like "
-						 "0x10,0xc0000100-0xc0000102 (at most %d, 256 MSRs a range)",
-						 optarg, VMEV_MAX_MSR_RANGES);
+						 "0x10,0xc0000100-0xc0000102 (at most 256 MSRs a range)", optarg);
 			break;
 		case 's': o->tcfg.stop_at = optarg; break;
 		case 'S': o->tcfg.system_map = optarg; break;

@@ -137,7 +137,7 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 
 		if (ev && vmev_select(ev, &c->vm_events)) {
 			ctl_replyf(c, -EINVAL, "--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
-				   "kvm:exit, kvm:hypercall)", ev);
+				   "kvm:exit, kvm:hypercall, kvm:cpuid)", ev);
 			filter_destroy(f);
 			return -EINVAL;
 		}

@@ -411,7 +411,7 @@ static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uin
 	if (tag & RAW_REC_FLAGS) {
 		if (!(p = raw_get_varint(p, end, &v)) || v > UINT16_MAX)
 			return NULL;
-		ev->flags = (uint16_t)v;
+		ev->flags = (uint16_t)v & ~RING_EV_VM;	/* an entry is never a VM event */
 	}
 	if (!(p = raw_get_varint(p, end, &v)))
 		return NULL;

@@ -59,6 +59,11 @@ static void trace_text_vmev(const struct trace_text *t, const struct ring_event 
 	while (n > 0 && n < (int)sizeof(body) && body[n - 1] == ' ')
 		body[--n] = 0;	/* kvm_pio's "%s" for rep counts leaves a space */
 	func = trace_text_sym(t, ev->func, &off);
+	if (vmev_kind_of(ev) == VMEV_CPUID) {	/* a boot record: no guest RIP */
+		snprintf(buf, len, "           <...>-0       [%03u] .....  %5" PRIu64 ".%06" PRIu64 ": %s",
+			 ev->cpu, sec, usec, body);
+		return;
+	}
 	if (func)
 		snprintf(where, sizeof(where), "%s+0x%" PRIx64, func, off);
 	else

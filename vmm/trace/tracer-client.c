@@ -189,6 +189,10 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 		return err_set(err, rc, "too many clients (at most %d)", PATCH_MAX_CLIENTS);
 	if (rc)
 		return err_set(err, rc, "attach failed: %s", strerror(-rc));
+	if (!f) {
+		snprintf(msg, len, "attached as client %u, for VM events only (no function slots)", c->id);
+		return 0;
+	}
 	snprintf(msg, len, "attached as client %u: %zu slots match, %zu written, %zu already held, "
 		 "%zu left alone%s%s%s, %zu deferred until ftrace_init returns",
 		 c->id, a.matched, res.written, res.already, res.foreign,

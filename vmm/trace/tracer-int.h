@@ -126,6 +126,8 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err);
 void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x);
 /* After a client came or went (change_lock held): which kinds anyone wants. */
 void tracer_vmev_recount(struct tracer *t);
+/* Records that describe the guest at its start (kvm:cpuid); in tracer_start. */
+void tracer_vmev_boot_records(struct tracer *t);
 /* The closing account of VM events, when any were asked for. */
 void tracer_vmev_summary(struct tracer *t, FILE *out);
 

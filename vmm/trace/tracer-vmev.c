@@ -33,7 +33,8 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 {
 	int hc;
 
-	t->vmev_offered = VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_EXIT);
+	t->vmev_offered = VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_EXIT) |
+			  VMEV_MASK(VMEV_CPUID);
 	if (t->cfg.events & VMEV_MASK(VMEV_MSR)) {
 		struct errbuf why = { "" };
 		int rc = arch_vm_msr_intercept(t->vm, t->cfg.msrs, t->cfg.n_msrs, &why);
@@ -134,6 +135,37 @@ void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *
 	atomic_fetch_sub(&t->vmev_inflight, 1);
 }
 
+/*
+ * kvm:cpuid: the table each vCPU was offered, read back from KVM, as
+ * records at time zero (CPUID itself never exits to user space: KVM
+ * answers it from this table). Only clients there at the start get them.
+ */
+void tracer_vmev_boot_records(struct tracer *t)
+{
+	struct arch_cpuid_leaf leaf[256];
+	unsigned n;
+
+	if (!(t->cfg.events & VMEV_MASK(VMEV_CPUID)))
+		return;
+	for (unsigned c = 0; c < t->vm->ncpus && c < VM_MAX_CPUS; c++) {
+		if (arch_vcpu_cpuid(&t->vm->vcpus[c], leaf, 256, &n)) {
+			log_warn("kvm:cpuid: cannot read vCPU %u's CPUID table: not recorded", c);
+			continue;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			struct ring_event ev = {
+				.tsc = t->tsc_base, .cpu = (uint16_t)c, .ring = c, .seq = t->vmev_seq[c]++,
+				.func = leaf[i].function | (uint64_t)leaf[i].index << 32,
+				.parent = leaf[i].eax | (uint64_t)leaf[i].ebx << 32,
+				.arg = leaf[i].ecx | (uint64_t)leaf[i].edx << 32,
+				.flags = vmev_flags(VMEV_CPUID, 0),
+			};
+
+			tracer_vmev_route(t, &ev, VMEV_MASK(VMEV_CPUID));
+		}
+	}
+}
+
 void tracer_vmev_summary(struct tracer *t, FILE *out)
 {
 	if (!t->cfg.events)
@@ -154,7 +186,10 @@ void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t l
 
 		if (!(events & VMEV_MASK(k)))
 			continue;
-		if (t->vmev_offered & VMEV_MASK(k))
+		if (k == VMEV_CPUID)	/* attach comes after the start */
+			off += (size_t)snprintf(msg + off, len - off, "; kvm:cpuid not recorded: a record of "
+						"the guest's start, in the boot's own trace only");
+		else if (t->vmev_offered & VMEV_MASK(k))
 			off += (size_t)snprintf(msg + off, len - off, "; %s recorded", vmev_name(k));
 		else	/* said here, once, instead of a window that silently lacks them */
 			off += (size_t)snprintf(msg + off, len - off, "; %s not recorded: %s", vmev_name(k), why);

@@ -259,6 +259,7 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 	for (unsigned i = 0; i < t->vm->ncpus; i++)
 		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
 			return rc;
+	tracer_vmev_boot_records(t);
 	return tracer_consumer_start(t, err);
 }
 

@@ -15,6 +15,7 @@ static const char *const vmev_names[VMEV_NKINDS] = {
 	[VMEV_MSR] = "kvm:msr",
 	[VMEV_EXIT] = "kvm:exit",
 	[VMEV_HYPERCALL] = "kvm:hypercall",
+	[VMEV_CPUID] = "kvm:cpuid",
 };
 
 const char *vmev_name(unsigned kind)
@@ -125,6 +126,11 @@ int vmev_format(const struct ring_event *ev, char *buf, size_t len)
 	case VMEV_EXIT:
 		return snprintf(buf, len, "kvm_userspace_exit: reason %s (%" PRIu64 ")",
 				vmev_exit_name(a), a);
+	case VMEV_CPUID:
+		/* kvm_cpuid's layout; the entry is the table offered, not a CPUID the guest ran. */
+		return snprintf(buf, len, "kvm_cpuid: func %x idx %x rax %x rbx %x rcx %x rdx %x, cpuid entry offered",
+				(unsigned)ev->func, (unsigned)(ev->func >> 32), (unsigned)a, (unsigned)(a >> 32),
+				(unsigned)ev->arg, (unsigned)(ev->arg >> 32));
 	default:
 		return snprintf(buf, len, "kvm_unknown: kind %u", vmev_kind_of(ev));
 	}

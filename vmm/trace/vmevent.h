@@ -26,6 +26,8 @@ enum vmev_kind {
 	VMEV_MSR,		/* kvm:msr  parent: index; arg: value */
 	VMEV_EXIT,		/* kvm:exit parent: KVM_EXIT_* reason */
 	VMEV_HYPERCALL,		/* kvm:hypercall: never recorded on hosts that do not hand them over */
+	VMEV_CPUID,		/* kvm:cpuid  a boot record per leaf: func: function | index << 32;
+				   parent: eax | ebx << 32; arg: ecx | edx << 32 */
 	VMEV_NKINDS,
 };
 

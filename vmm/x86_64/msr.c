@@ -14,6 +14,7 @@
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/log.h"
 #include "vmm/x86_64/msr.h"
 
 int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
@@ -46,6 +47,29 @@ int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The proof that a forwarded write took: KVM must now read back what the
+ * guest wrote (true of every KVM PV MSR). Writes are rare (a dozen a boot),
+ * so this costs nothing; -v says when it does not hold.
+ */
+static void msr_check_readback(struct vcpu *vcpu, uint32_t index, uint64_t wrote)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index };
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_MSRS, &m, NULL) != 1)
+		log_info("kvm:msr: vCPU %u: MSR 0x%x written (0x%llx) but cannot be read back",
+			 vcpu->id, index, (unsigned long long)wrote);
+	else if (m.e.data != wrote)
+		log_info("kvm:msr: vCPU %u: MSR 0x%x written 0x%llx, reads back 0x%llx",
+			 vcpu->id, index, (unsigned long long)wrote, (unsigned long long)m.e.data);
+	else
+		log_debug("kvm:msr: vCPU %u: MSR 0x%x reads back 0x%llx as written",
+			  vcpu->id, index, (unsigned long long)wrote);
+}
+
 /* Completes the access through KVM and tells the hooks' owner of it. */
 void msr_exit(struct vcpu *vcpu)
 {
@@ -66,6 +90,8 @@ void msr_exit(struct vcpu *vcpu)
 	run->msr.error = !done;
 	if (done && !is_write)
 		run->msr.data = m.e.data;
+	if (done && is_write)
+		msr_check_readback(vcpu, run->msr.index, run->msr.data);
 	vm_report_exit(vcpu->vm, vcpu, &(struct vm_exit_info){
 		.kind = VM_EXIT_MSR, .reason = run->exit_reason, .is_write = is_write,
 		.failed = !done, .addr = run->msr.index, .size = 8,
