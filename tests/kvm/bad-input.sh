@@ -148,8 +148,8 @@ done
 bad "--msr past KVM's 16 filter ranges" "--msr: at most 14 ranges besides the default ones" \
 	"$LEAN_BZIMAGE" --event kvm:msr --msr 1,2,3,4,5,6,7,8,9,10 --msr 11,12,13,14,15
 bad "--msr without kvm:msr" "--msr needs --event kvm:msr" "$LEAN_BZIMAGE" --event kvm:pio --msr 0x10
-bad "--event to trace.dat" "--event: the dat format cannot hold VM events yet" \
-	"$LEAN_BZIMAGE" --event 'kvm:*' -o "$TMPD/x.dat"
+bad "--event to Perfetto (by -o's name)" "--event: the perfetto format cannot hold VM events yet" \
+	"$LEAN_BZIMAGE" --event 'kvm:*' -o "$TMPD/x.perfetto"
 bad "--event to Perfetto" "--event: the perfetto format cannot hold VM events yet" \
 	"$LEAN_BZIMAGE" --trace start_kernel --event kvm:pio --format perfetto
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
@@ -200,8 +200,8 @@ ctl_bad "stop: no SOCKET" "usage: vmmtrace stop SOCKET" stop
 ctl_bad "attach: no such socket" "vmmtrace attach: cannot connect to '/nonexistent'" attach /nonexistent --trace foo
 ctl_bad "attach: an unknown --event" "vmmtrace attach: --event 'kvm:nope' matches no event" \
 	attach /nonexistent --event kvm:nope
-ctl_bad "attach: --event to trace.dat" "vmmtrace attach: --event: the dat format cannot hold VM events yet" \
-	attach /nonexistent --event kvm:pio -o "$TMPD/a.dat"
+ctl_bad "attach: --event to Perfetto" "vmmtrace attach: --event: the perfetto format cannot hold VM events yet" \
+	attach /nonexistent --event kvm:pio -o "$TMPD/a.pftrace"
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.

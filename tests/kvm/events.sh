@@ -15,7 +15,8 @@
 # A live `attach --event` gets its own window of kvm:pio events meanwhile.
 # Then a short boot recorded raw: KVM reads back each forwarded MSR write as
 # the guest wrote it; vmmtrace report prints the kvm:msr write exactly as
-# the text writer did, and --format dat says what it left out.
+# the text writer did, trace-cmd report prints the trace.dat conversion's VM
+# events as the text does, and --format perfetto says what it left out.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -97,9 +98,9 @@ check "kvm:msr: the guest still switched to kvm-clock" \
 check "kvm:msr: no access failed (#GP)" eval "! grep -q ' kvm_msr: .*(#GP)' '$TMPD/ev.txt'"
 
 echo "== a short boot recorded raw, read back by report"
-timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event kvm:msr --event kvm:exit \
-	--trace kvm_init_platform --stop-at trap_init -q -vv -o "$TMPD/ev.raw" --console /dev/null \
-	</dev/null 2>"$TMPD/raw.err"
+timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event 'kvm:*' \
+	--cmdline earlyprintk=serial,ttyS0,115200 --trace kvm_init_platform --stop-at trap_init -q -vv \
+	-o "$TMPD/ev.raw" --console /dev/null </dev/null 2>"$TMPD/raw.err"
 check "boot -o ev.raw: status 0" [ $? = 0 ]
 check "kvm:msr: KVM reads back what the guest wrote to 0x4b564d01 (-vv)" \
 	grep -q 'kvm:msr: vCPU 0: MSR 0x4b564d01 reads back 0x[0-9a-f]* as written' "$TMPD/raw.err"
@@ -110,7 +111,20 @@ strip() { grep ' kvm_msr: ' "$1" | head -1 | sed -E 's/.*[0-9]+\.[0-9]{6}: //'; 
 check "report prints the kvm:msr write as the text writer did: $(strip "$TMPD/raw.txt")" \
 	eval "[ -n \"\$(strip '$TMPD/raw.txt')\" ] && [ \"\$(strip '$TMPD/raw.txt')\" = \"\$(strip '$TMPD/ev.txt')\" ]"
 check "report: kvm_userspace_exit lines too" grep -q ' kvm_userspace_exit: reason X86_WRMSR (30) ' "$TMPD/raw.txt"
-"$VMMTRACE" report "$TMPD/ev.raw" --format dat -o "$TMPD/ev.dat" 2>"$TMPD/dat.err"
-check "report --format dat: status 0, says it left the VM events out" \
-	eval "[ $? = 0 ] && grep -q 'VM events (--event) left out: the dat format' '$TMPD/dat.err'"
+# trace-cmd report prints every VM event as the text does (its own spacing).
+vm_lines() { grep -E '[0-9]\.[0-9]{6}: kvm_[a-z_]+: ' | sed -E 's/^.* ([0-9]+\.[0-9]{6}): (kvm_[a-z_]+): +/\1 \2 /'; }
+"$VMMTRACE" report "$TMPD/ev.raw" --format dat -o "$TMPD/ev.dat"
+check "report --format dat: status 0" [ $? = 0 ]
+if command -v trace-cmd >/dev/null; then
+	vm_lines <"$TMPD/raw.txt" >"$TMPD/vm-text.lines"
+	trace-cmd report -i "$TMPD/ev.dat" 2>/dev/null | vm_lines >"$TMPD/vm-dat.lines"
+	check "trace-cmd report: the same $(wc -l <"$TMPD/vm-text.lines") VM events as the text (pio, msr, exit, cpuid)" eval \
+		"[ -s '$TMPD/vm-text.lines' ] && cmp -s '$TMPD/vm-text.lines' '$TMPD/vm-dat.lines' &&
+		 grep -q ' kvm_pio ' '$TMPD/vm-dat.lines' && grep -q ' kvm_cpuid ' '$TMPD/vm-dat.lines'"
+else
+	fail "trace-cmd is missing (scripts/prepare-tests.sh installs it)"
+fi
+"$VMMTRACE" report "$TMPD/ev.raw" --format perfetto -o "$TMPD/ev.perfetto" 2>"$TMPD/pf.err"
+check "report --format perfetto: status 0, says it left the VM events out" \
+	eval "[ $? = 0 ] && grep -q 'VM events (--event) left out: the perfetto format' '$TMPD/pf.err'"
 finish

@@ -22,7 +22,7 @@ static const char attach_usage[] =
 	"usage: vmmtrace attach SOCKET --trace GLOB [--trace GLOB]... [options]\n"
 	"  --trace GLOB       trace the functions matching GLOB (repeatable)\n"
 	"  --event GLOB       record VM events matching GLOB (kvm:pio, kvm:exit, ...; repeatable;\n"
-	"                     with --trace or alone; text or raw: docs/VM-EVENTS.md)\n"
+	"                     with --trace or alone; text, raw or dat: docs/VM-EVENTS.md)\n"
 	"  --notrace GLOB     but not these (repeatable)\n"
 	"  -o, --output FILE  write the trace to FILE (default: stdout); its name picks the\n"
 	"                     format as for boot: .txt/.trace text, .dat trace.dat,\n"
@@ -109,7 +109,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		o->format = o->output ? trace_writer_for_path(o->output) : &trace_writer_text;
 	if (o->nev && !trace_writer_has_vm_events(o->format))
 		return cmd_fail("attach", EXIT_BAD_INPUT, "--event: the %s format cannot hold VM events yet; "
-				"use text or raw", o->format->name);
+				"use text, raw or dat", o->format->name);
 	return 0;
 }
 

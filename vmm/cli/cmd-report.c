@@ -181,7 +181,7 @@ static int report_convert(struct raw_reader *r, struct report_sel *sel,
 	rc2 = ops->close(cv.w, &st, rc ? NULL : err);
 	if (cv.vm_skipped)	/* said, never dropped silently */
 		cmd_fail("report", EXIT_OK, "%" PRIu64 " VM events (--event) left out: the %s format "
-			 "cannot hold them yet (text and raw can)", cv.vm_skipped, ops->name);
+			 "cannot hold them yet (text, raw and dat can)", cv.vm_skipped, ops->name);
 	return rc ? rc : rc2;
 }
 

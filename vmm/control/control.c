@@ -183,7 +183,7 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	if (c->vm_events && c->format && !trace_writer_has_vm_events(c->format)) {
-		ctl_replyf(c, -EINVAL, "--event: the %s format cannot hold VM events yet; use text or raw",
+		ctl_replyf(c, -EINVAL, "--event: the %s format cannot hold VM events yet; use text, raw or dat",
 			   c->format->name);
 		goto out;
 	}
