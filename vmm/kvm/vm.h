@@ -40,10 +40,11 @@ enum vm_stop_reason {
 };
 
 /*
- * An exit that reached the VMM, as the vm_hooks.exit hook is told of it,
- * once the VMM has answered it (a read's value is what the guest gets).
+ * An exit that reached the VMM, as the vm_hooks.exit hook is told of it:
+ * VM_EXIT_ANY for every exit, first, before it is handled; then, for port,
+ * MMIO and MSR accesses, their details once the VMM has answered them (a
+ * read's value is what the guest gets).
  */
-/* VM_EXIT_ANY: every exit, first, before it is handled; then the others with their details. */
 enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
 struct vm_exit_info {
 	enum vm_exit_kind kind;
