@@ -99,6 +99,15 @@ struct raw_events {
 };
 #define RAW_REC_KIND		0x0f
 #define RAW_REC_ENTRY		1
+/*
+ * A VM event (--event), always with RAW_REC_SIZED, so readers before it
+ * skip it. Its body, varints, leaves the chunk's delta state alone:
+ *   cpu, ring, flags (with 0x8000, the VM-event bit), seq,
+ *   tsc - the chunk's previous entry tsc  (signed),
+ *   rip - the chunk's previous entry func (signed),
+ *   parent, arg                            (the payload, as is)
+ */
+#define RAW_REC_VMEV		2
 #define RAW_REC_IRQS_OFF	0x10	/* flags == VT_REC_FLAG_IRQS_OFF */
 #define RAW_REC_FLAGS		0x20	/* flags other than 0/irqs-off: varint follows */
 #define RAW_REC_RING		0x40	/* ring != cpu: varint follows */

@@ -3,7 +3,8 @@
 # vmmtrace boot on bad input: missing, empty, truncated, random and foreign
 # kernels, memory too small for the kernel or its initrd, bad --cpus, --mem
 # and initrds, unknown options, tracing options that cannot work (no such
-# function, bad mode or buffer size, unwritable output). Each must be refused
+# function, bad mode or buffer size, unwritable output, an unknown --event,
+# a malformed --msr list, VM events to a format without them). Each must be refused
 # at once with exit status 2 and exactly one line on stderr naming the
 # problem: no guest console on stdout, no crash, no hang (BAD_TIMEOUT seconds
 # each). Then Ctrl-C: a real boot interrupted with SIGINT must stop with
@@ -139,6 +140,18 @@ bad "--notrace without --trace" "--notrace, -o and --format need at least one --
 bad "-o without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
 bad "--format without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" --format dat
 bad "an unknown --format" "--format must be text, dat, perfetto or raw, not 'pdf'" "$LEAN_BZIMAGE" --trace start_kernel --format pdf
+bad "--event of an unknown event" "--event 'kvm:nope' matches no event \(kvm:pio, " "$LEAN_BZIMAGE" --event kvm:nope
+bad "--event of a name without its group" "--event 'pio' matches no event" "$LEAN_BZIMAGE" --event pio
+for l in '' 0x10, 0x10,,0x11 x10 0x10-0x0f 0x100000000 0x10-0x200 '1 2'; do
+	bad "--msr '$l'" "--msr '$l' is not a list of MSRs" "$LEAN_BZIMAGE" --event kvm:msr --msr "$l"
+done
+bad "--msr past KVM's 16 filter ranges" "--msr: at most 14 ranges besides the default ones" \
+	"$LEAN_BZIMAGE" --event kvm:msr --msr 1,2,3,4,5,6,7,8,9,10 --msr 11,12,13,14,15
+bad "--msr without kvm:msr" "--msr needs --event kvm:msr" "$LEAN_BZIMAGE" --event kvm:pio --msr 0x10
+bad "--event to Perfetto (by -o's name)" "--event: the perfetto format cannot hold VM events yet" \
+	"$LEAN_BZIMAGE" --event 'kvm:*' -o "$TMPD/x.perfetto"
+bad "--event to Perfetto" "--event: the perfetto format cannot hold VM events yet" \
+	"$LEAN_BZIMAGE" --trace start_kernel --event kvm:pio --format perfetto
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
 bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \
@@ -185,6 +198,10 @@ ctl_bad "status: a file that is no socket" "vmmtrace status: cannot connect to '
 ctl_bad "detach: no such socket" "vmmtrace detach: cannot connect to '/nonexistent'" detach /nonexistent
 ctl_bad "stop: no SOCKET" "usage: vmmtrace stop SOCKET" stop
 ctl_bad "attach: no such socket" "vmmtrace attach: cannot connect to '/nonexistent'" attach /nonexistent --trace foo
+ctl_bad "attach: an unknown --event" "vmmtrace attach: --event 'kvm:nope' matches no event" \
+	attach /nonexistent --event kvm:nope
+ctl_bad "attach: --event to Perfetto" "vmmtrace attach: --event: the perfetto format cannot hold VM events yet" \
+	attach /nonexistent --event kvm:pio -o "$TMPD/a.pftrace"
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.

@@ -14,6 +14,7 @@
 
 #include "tests/unit/check.h"
 #include "vmm/trace/trace-text.h"
+#include "vmm/trace/vmevent.h"
 
 #define KT 0xffffffff81000000ull
 
@@ -142,11 +143,18 @@ static void test_time_flags_cpu(void)
 		    fmt(&t, 1000, KT + 0x100, KT + 1, 3, VT_REC_FLAG_IRQS_OFF));
 	EXPECT_LINE(PFX "[001] .....      0.000001: start_kernel <-_stext",
 		    fmt(&t, 1000, KT + 0x100, KT + 1, 1, 0));
-	/* Flags other than irqs-off are not shown (ring.c masks them anyway). */
+	/*
+	 * Flags other than irqs-off are not shown (ring.c masks them anyway);
+	 * RING_EV_VM marks a VM event the host made (vmevent.h), never a record.
+	 */
 	EXPECT_LINE(PFX "[65535] d....      0.000001: start_kernel <-_stext",
-		    fmt(&t, 1000, KT + 0x100, KT + 1, 65535, 0xffff));
+		    fmt(&t, 1000, KT + 0x100, KT + 1, 65535, 0x7fff));
 	EXPECT_LINE(PFX "[000] .....      0.000001: start_kernel <-_stext",
-		    fmt(&t, 1000, KT + 0x100, KT + 1, 0, 0xfffe));
+		    fmt(&t, 1000, KT + 0x100, KT + 1, 0, 0x7ffe));
+	EXPECT_LINE(PFX "[002] .....      0.000001: kvm_userspace_exit: reason IO (2) [start_kernel+0x4]",
+		    fmt(&t, 1000, KT + 0x104, 2, 2, vmev_flags(VMEV_EXIT, 0)));
+	EXPECT_LINE(PFX "[000] .....      0.000001: kvm_userspace_exit: reason HLT (5) [0xffffffff70000000]",
+		    fmt(&t, 1000, 0xffffffff70000000ull, 5, 0, vmev_flags(VMEV_EXIT, 0)));
 }
 
 static void test_small_buffer(void)

@@ -13,6 +13,7 @@
 #include "vmm/cli/cmd.h"
 #include "vmm/control/control-frame.h"
 #include "vmm/control/ctl-client.h"
+#include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
 
 #define ATTACH_MAX_GLOBS 4096
@@ -20,6 +21,8 @@
 static const char attach_usage[] =
 	"usage: vmmtrace attach SOCKET --trace GLOB [--trace GLOB]... [options]\n"
 	"  --trace GLOB       trace the functions matching GLOB (repeatable)\n"
+	"  --event GLOB       record VM events matching GLOB (kvm:pio, kvm:exit, ...; repeatable;\n"
+	"                     with --trace or alone; text, raw or dat: docs/VM-EVENTS.md)\n"
 	"  --notrace GLOB     but not these (repeatable)\n"
 	"  -o, --output FILE  write the trace to FILE (default: stdout); its name picks the\n"
 	"                     format as for boot: .txt/.trace text, .dat trace.dat,\n"
@@ -40,6 +43,9 @@ struct attach_opts {
 	const struct trace_writer_ops *format;
 	const char *inc[ATTACH_MAX_GLOBS], *exc[ATTACH_MAX_GLOBS];
 	unsigned ninc, nexc;
+	const char *ev[ATTACH_MAX_GLOBS];
+	unsigned nev;
+	uint32_t events;
 	double duration;
 };
 
@@ -48,7 +54,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' }, { "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'f' }, { "event", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	char *end;
@@ -69,6 +75,14 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 				o->exc[o->nexc++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
+		case 'E':
+			if (vmev_select(optarg, &o->events))
+				return cmd_fail("attach", EXIT_BAD_INPUT, "--event '%s' matches no event (kvm:pio, "
+						"kvm:mmio, kvm:msr, kvm:exit, kvm:hypercall, kvm:cpuid)", optarg);
+			if (o->nev == ATTACH_MAX_GLOBS)
+				return cmd_fail("attach", EXIT_BAD_INPUT, "too many --event globs at %s", optarg);
+			o->ev[o->nev++] = optarg;
+			break;
 		case 'f':
 			if (!(o->format = trace_writer_find(optarg)))
 				return cmd_fail("attach", EXIT_BAD_INPUT,
@@ -88,11 +102,14 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	}
 	if (optind != argc - 1)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "expected exactly one SOCKET argument (see --help)");
-	if (!o->ninc)
-		return cmd_fail("attach", EXIT_BAD_INPUT, "at least one --trace GLOB is needed");
+	if (!o->ninc && !o->nev)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "at least one --trace GLOB (or --event GLOB) is needed");
 	o->socket = argv[optind];
 	if (!o->format)
 		o->format = o->output ? trace_writer_for_path(o->output) : &trace_writer_text;
+	if (o->nev && !trace_writer_has_vm_events(o->format))
+		return cmd_fail("attach", EXIT_BAD_INPUT, "--event: the %s format cannot hold VM events yet; "
+				"use text, raw or dat", o->format->name);
 	return 0;
 }
 
@@ -149,6 +166,8 @@ int cmd_attach(int argc, char **argv)
 	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
 	if (len >= 0)	/* the server writes the window in this format; we store its bytes */
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "format", o.format->name);
+	for (unsigned i = 0; i < o.nev && len >= 0; i++)
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "event", o.ev[i]);
 	if (len < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
 	if (o.output && !(out = fopen(o.output, "w")))

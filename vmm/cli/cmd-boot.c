@@ -21,6 +21,7 @@
 #include "vmm/util/log.h"
 #include "vmm/devices/serial.h"
 #include "vmm/trace/tracer.h"
+#include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
 #include "vmm/util/util.h"
 #include "vmm/kvm/vcpu.h"
@@ -49,6 +50,8 @@ struct boot_opts {
 	const char *trace[BOOT_MAX_GLOBS];
 	const char *notrace[BOOT_MAX_GLOBS];
 	struct tracer_config tcfg;
+	struct vmev_msr_set msrs;	/* --msr additions */
+	uint32_t msr_ranges[VMEV_MAX_MSR_RANGES][2];
 	const char *console;
 	const char *control;
 };
@@ -78,6 +81,10 @@ static const char boot_usage[] =
 	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
 	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
+	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
+	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
+	"                        or alone; text, raw or dat output: docs/VM-EVENTS.md)\n"
+	"  --msr LIST            kvm:msr also records these MSRs: 0x10,0x1b,0xc0000100-0xc0000102\n"
 	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
 	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
 
@@ -119,6 +126,31 @@ static int boot_add_glob(struct boot_opts *o, int include, const char *glob)
 	return 0;
 }
 
+/* --event and --msr together: what the output can hold, kvm:msr's MSRs. */
+static int boot_check_events(struct boot_opts *o)
+{
+	struct vmev_msr_set all;
+
+	if (o->msrs.n && !(o->tcfg.events & VMEV_MASK(VMEV_MSR)))
+		return boot_fail("%s", "--msr needs --event kvm:msr");
+	if (o->tcfg.events && o->tcfg.format && !trace_writer_has_vm_events(o->tcfg.format))
+		return boot_fail("--event: the %s format cannot hold VM events yet; use text, raw or dat",
+				 o->tcfg.format->name);
+	vmev_msr_defaults(&all);
+	/* KVM's filter takes 16 ranges: the defaults' and --msr's together. */
+	if (all.n + o->msrs.n > VMEV_MAX_MSR_RANGES)
+		return boot_fail("--msr: at most %u ranges besides the default ones", VMEV_MAX_MSR_RANGES - all.n);
+	for (unsigned i = 0; i < o->msrs.n; i++)
+		all.r[all.n++] = o->msrs.r[i];
+	for (unsigned i = 0; i < all.n; i++) {
+		o->msr_ranges[i][0] = all.r[i].first;
+		o->msr_ranges[i][1] = all.r[i].last;
+	}
+	o->tcfg.msrs = (const uint32_t (*)[2])o->msr_ranges;
+	o->tcfg.n_msrs = all.n;
+	return 0;
+}
+
 static int boot_parse(int argc, char **argv, struct boot_opts *o)
 {
 	static const struct option longopts[] = {
@@ -141,6 +173,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "system-map", required_argument, NULL, 'S' },
 		{ "console", required_argument, NULL, 'O' },
 		{ "control", required_argument, NULL, 'K' },
+		{ "event", required_argument, NULL, 'E' },
+		{ "msr", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -168,6 +202,16 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 'O': o->console = optarg; break;
 		case 'K': o->control = optarg; break;
+		case 'E':
+			if (vmev_select(optarg, &o->tcfg.events))
+				return boot_fail("--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
+						 "kvm:exit, kvm:hypercall, kvm:cpuid)", optarg);
+			break;
+		case 'R':
+			if (vmev_msr_parse(optarg, &o->msrs))
+				return boot_fail("--msr '%s' is not a list of MSRs and ranges like "
+						 "0x10,0xc0000100-0xc0000102 (at most 256 MSRs a range)", optarg);
+			break;
 		case 's': o->tcfg.stop_at = optarg; break;
 		case 'S': o->tcfg.system_map = optarg; break;
 		case 'b':
@@ -228,12 +272,12 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
-	if (!o->tcfg.n_include && (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
-		return boot_fail("%s", "--notrace, -o and --format need at least one --trace");
+	if (!o->tcfg.n_include && !o->tcfg.events && (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
+		return boot_fail("%s", "--notrace, -o and --format need at least one --trace or --event");
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
-	return 0;
+	return boot_check_events(o);
 }
 
 static int read_initrd(const char *path, uint8_t **data, size_t *size, struct errbuf *err)
@@ -282,7 +326,7 @@ static int boot_console_fd(const struct boot_opts *o)
 {
 	if (o->console)
 		return open(o->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return o->tcfg.n_include && !o->tcfg.output ? 2 : 1;
+	return (o->tcfg.n_include || o->tcfg.events) && !o->tcfg.output ? 2 : 1;
 }
 
 static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct kernel_image *img,
@@ -293,7 +337,7 @@ static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct ker
 
 	*t = NULL;
 	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
-	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at)
+	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at && !o->tcfg.events)
 		return 0;
 	rc = tracer_create(t, vm, img, &o->tcfg, &err);
 	if (rc)

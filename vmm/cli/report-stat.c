@@ -137,6 +137,8 @@ int report_sel_match(struct report_sel *sel, const struct ring_event *ev)
 	}
 	if (filter_selects_all(&o->filter))
 		return 1;
+	if (ev->flags & RING_EV_VM)
+		return 0;	/* --trace/--notrace select functions: VM events only without them */
 	e = report_map_get(&sel->verdict, ev->func, 0);
 	if (!e) {
 		sel->oom = 1;
@@ -162,7 +164,8 @@ static int report_count_event(void *opaque, const struct ring_event *ev)
 	struct report_count *c = opaque;
 	struct report_map_ent *e;
 
-	if (!report_sel_match(c->sel, ev))
+	/* --stat and --flame count function calls; VM events are not calls. */
+	if ((ev->flags & RING_EV_VM) || !report_sel_match(c->sel, ev))
 		return 0;
 	e = report_map_get(&c->map, ev->func, c->pairs ? ev->parent : 0);
 	if (!e)

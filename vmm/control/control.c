@@ -19,6 +19,7 @@
 #include "vmm/trace/filter.h"
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer.h"
+#include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
@@ -38,6 +39,7 @@ struct ctl_conn {
 	uint64_t lost_bytes;
 	struct trace_client *client;
 	const struct trace_writer_ops *format;	/* of the attach request's window */
+	uint32_t vm_events;		/* its "=event=GLOB" options (vmevent.h) */
 	FILE *events;
 	struct control *ctl;
 };
@@ -129,9 +131,18 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 
 	filter_init(f);
 	c->format = NULL;
+	c->vm_events = 0;
 	while ((rc = ctl_frame_next_pattern(c->in.payload, c->in.hdr.length, &off, &p)) > 0) {
-		const char *fmt = ctl_frame_option(p, "format");
+		const char *fmt = ctl_frame_option(p, "format"), *ev = ctl_frame_option(p, "event");
 
+		if (ev && vmev_select(ev, &c->vm_events)) {
+			ctl_replyf(c, -EINVAL, "--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
+				   "kvm:exit, kvm:hypercall, kvm:cpuid)", ev);
+			filter_destroy(f);
+			return -EINVAL;
+		}
+		if (ev)
+			continue;
 		if (p[0] == '=' && (!fmt || !(c->format = trace_writer_find(fmt)))) {
 			ctl_replyf(c, -EINVAL, "unknown %s in the request: %s", fmt ? "format" : "option", p);
 			filter_destroy(f);
@@ -167,8 +178,13 @@ static void ctl_attach(struct ctl_conn *c)
 	}
 	if (ctl_parse_patterns(c, &f))
 		return;
-	if (!f.includes) {
-		ctl_replyf(c, -EINVAL, "attach needs at least one pattern to trace");
+	if (!f.includes && !c->vm_events) {
+		ctl_replyf(c, -EINVAL, "attach needs at least one pattern to trace or an event");
+		goto out;
+	}
+	if (c->vm_events && c->format && !trace_writer_has_vm_events(c->format)) {
+		ctl_replyf(c, -EINVAL, "--event: the %s format cannot hold VM events yet; use text, raw or dat",
+			   c->format->name);
 		goto out;
 	}
 	c->events = fopencookie(c, "w", io);
@@ -177,14 +193,18 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
-	rc = tracer_attach(c->ctl->t, &f, c->client, msg, sizeof(msg), &err);
+	tracer_client_set_events(c->client, c->vm_events);
+	rc = tracer_attach(c->ctl->t, f.includes ? &f : NULL, c->client, msg, sizeof(msg), &err);
 	if (rc) {
 		tracer_client_free(c->client);
 		c->client = NULL;
 		c->events = NULL;
 		ctl_replyf(c, rc, "%s", err.msg);
 	} else {
-		ctl_replyf(c, 0, "%s", msg);
+		char evmsg[256] = "";
+
+		tracer_vmev_describe(c->ctl->t, c->vm_events, evmsg, sizeof(evmsg));
+		ctl_replyf(c, 0, "%s%s", msg, evmsg);
 	}
 out:
 	filter_destroy(&f);

@@ -64,6 +64,22 @@ int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc);
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
 /* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
+/*
+ * Brings the guest's accesses to MSRs [r[0], r[1]] of each range to the
+ * VMM, which completes them through KVM and reports them (vm_hooks.exit,
+ * VM_EXIT_MSR). -EOPNOTSUPP when this host's KVM cannot. Before the vCPUs
+ * run.
+ */
+int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err);
+/* One CPUID leaf as the vCPU was given it (x86; other arches have none). */
+struct arch_cpuid_leaf {
+	uint32_t function, index, eax, ebx, ecx, edx;
+};
+/*
+ * The CPUID table KVM holds for the vCPU (what KVM_SET_CPUID2 offered the
+ * guest), up to max leaves; *n says how many. -EOPNOTSUPP without one.
+ */
+int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max, unsigned *n);
 /* The guest's timestamp counter now (the zero of trace timestamps). */
 int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
 

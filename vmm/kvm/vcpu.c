@@ -92,6 +92,35 @@ static void vcpu_exit_io(struct vcpu *vcpu)
 	for (unsigned i = 0; i < run->io.count; i++, data += run->io.size)
 		pio_dispatch(&vcpu->vm->pio, run->io.port,
 			     run->io.direction == KVM_EXIT_IO_OUT, data, run->io.size);
+	if (vcpu->vm->hooks.exit && run->io.count) {
+		struct vm_exit_info x = {
+			.kind = VM_EXIT_PIO, .reason = KVM_EXIT_IO, .addr = run->io.port,
+			.is_write = run->io.direction == KVM_EXIT_IO_OUT,
+			.size = run->io.size, .count = run->io.count,
+		};
+
+		memcpy(&x.value, (uint8_t *)run + run->io.data_offset, run->io.size < 8 ? run->io.size : 8);
+		vm_report_exit(vcpu->vm, vcpu, &x);
+	}
+}
+
+static void vcpu_exit_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	/* No MMIO devices: reads see all ones, as on an empty bus. */
+	if (!run->mmio.is_write)
+		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+	if (vcpu->vm->hooks.exit) {
+		struct vm_exit_info x = {
+			.kind = VM_EXIT_MMIO, .reason = KVM_EXIT_MMIO, .addr = run->mmio.phys_addr,
+			.is_write = run->mmio.is_write,
+			.size = run->mmio.len < 8 ? run->mmio.len : 8,
+		};
+
+		memcpy(&x.value, run->mmio.data, x.size);
+		vm_report_exit(vcpu->vm, vcpu, &x);
+	}
 }
 
 static void vcpu_exit_stop(struct vcpu *vcpu, enum vm_stop_reason reason, const char *what)
@@ -120,14 +149,15 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
+	if (vcpu->vm->hooks.exit)
+		vm_report_exit(vcpu->vm, vcpu, &(struct vm_exit_info){ .kind = VM_EXIT_ANY,
+								 .reason = run->exit_reason });
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		vcpu_exit_io(vcpu);
 		break;
 	case KVM_EXIT_MMIO:
-		/* No MMIO devices: reads see all ones, as on an empty bus. */
-		if (!run->mmio.is_write)
-			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+		vcpu_exit_mmio(vcpu);
 		break;
 	case KVM_EXIT_SHUTDOWN:
 		vcpu_exit_stop(vcpu, VM_STOP_TRIPLE_FAULT, "guest triple fault");

@@ -40,6 +40,24 @@ enum vm_stop_reason {
 };
 
 /*
+ * An exit that reached the VMM, as the vm_hooks.exit hook is told of it:
+ * VM_EXIT_ANY for every exit, first, before it is handled; then, for port,
+ * MMIO and MSR accesses, their details once the VMM has answered them (a
+ * read's value is what the guest gets).
+ */
+enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
+struct vm_exit_info {
+	enum vm_exit_kind kind;
+	uint32_t reason;		/* KVM_EXIT_* */
+	int is_write;
+	int failed;			/* msr: the access raises #GP in the guest */
+	uint64_t addr;			/* port, GPA or MSR index */
+	uint32_t size;			/* bytes per access (pio, mmio) */
+	uint32_t count;			/* pio: accesses of a rep ins/outs */
+	uint64_t value;			/* the first access's data (up to 8 bytes) */
+};
+
+/*
  * What a layer above the VM core (the tracer) asks to be told. The core
  * calls these and knows nothing else of that layer; every hook may be NULL,
  * and with no hooks set a guest runs without any of that layer's costs.
@@ -62,6 +80,8 @@ struct vm_hooks {
 		     enum vm_stop_reason reason, const char *msg);
 	/* A vCPU stopped at one of the execution breakpoints the layer set. */
 	void (*debug_exit)(void *opaque, struct vcpu *vcpu, uint64_t pc);
+	/* Every exit the VMM handled (kvm:* events), on the vCPU's thread. */
+	void (*exit)(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x);
 };
 
 struct vm_config {
@@ -171,6 +191,13 @@ void vm_let_run(struct vm *vm, struct vcpu *self, uint64_t mask, uint64_t wait_n
 /* Called by each vCPU thread between exits. */
 void vm_pause_point(struct vm *vm, struct vcpu *vcpu);
 void vm_vcpu_exited(struct vm *vm);
+
+/* Tells the hooks' owner of an exit (no-op without an exit hook). */
+static inline void vm_report_exit(struct vm *vm, struct vcpu *vcpu, const struct vm_exit_info *x)
+{
+	if (vm->hooks.exit)
+		vm->hooks.exit(vm->hooks.opaque, vcpu, x);
+}
 
 /* A guest-initiated reset: reboot, or the end of a panic with panic=-1. */
 void vm_request_reset(struct vm *vm, const char *source);

@@ -411,7 +411,7 @@ static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uin
 	if (tag & RAW_REC_FLAGS) {
 		if (!(p = raw_get_varint(p, end, &v)) || v > UINT16_MAX)
 			return NULL;
-		ev->flags = (uint16_t)v;
+		ev->flags = (uint16_t)v & ~RING_EV_VM;	/* an entry is never a VM event */
 	}
 	if (!(p = raw_get_varint(p, end, &v)))
 		return NULL;
@@ -432,6 +432,31 @@ static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uin
 		*known |= 1ull << ev->ring;
 	}
 	return p;
+}
+
+/*
+ * A VM event's body (proto/raw.h, RAW_REC_VMEV): 0, or -EINVAL unless it
+ * decodes to exactly its length as a VM event.
+ */
+static int raw_decode_vmev(const uint8_t *p, const uint8_t *end, struct ring_event *ev,
+			   uint64_t prev_tsc, uint64_t prev_func)
+{
+	uint64_t v[8];
+
+	for (unsigned i = 0; i < 8; i++)
+		if (!(p = raw_get_varint(p, end, &v[i])))
+			return -EINVAL;
+	if (p != end || v[0] > UINT16_MAX || v[1] > UINT32_MAX || v[2] > UINT16_MAX || !(v[2] & RING_EV_VM))
+		return -EINVAL;
+	ev->cpu = (uint16_t)v[0];
+	ev->ring = (uint32_t)v[1];
+	ev->flags = (uint16_t)v[2];
+	ev->seq = v[3];
+	ev->tsc = prev_tsc + raw_unzigzag(v[4]);
+	ev->func = prev_func + raw_unzigzag(v[5]);
+	ev->parent = v[6];
+	ev->arg = v[7];
+	return 0;
 }
 
 /* Decodes the event chunk at off into r->scratch; the count, or -EINVAL/-ENOMEM. */
@@ -466,8 +491,15 @@ static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 		if (tag & RAW_REC_SIZED) {
 			if (!(p = raw_get_varint(p, end, &len)) || len > (uint64_t)(end - p))
 				return -EINVAL;
+			if ((tag & RAW_REC_KIND) == RAW_REC_VMEV) {
+				memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
+				if (raw_decode_vmev(p, p + len, &r->scratch[n], prev_tsc, prev_func))
+					return -EINVAL;
+				n++;
+			} else {
+				r->rep.skipped_records++;
+			}
 			p += len;
-			r->rep.skipped_records++;
 		} else if ((tag & RAW_REC_KIND) == RAW_REC_ENTRY) {
 			memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
 			p = raw_decode_entry(p, end, tag, &r->scratch[n], &prev_tsc, &prev_func,
@@ -522,12 +554,19 @@ struct raw_convert {
 	const struct trace_writer_ops *ops;
 	struct trace_writer *w;
 	uint64_t events;
+	int vm_events;			/* the format writes VM events */
+	uint64_t skipped;
 };
 
 static int raw_convert_event(void *opaque, const struct ring_event *ev)
 {
 	struct raw_convert *cv = opaque;
 
+	/* Formats without VM events yet (dat, perfetto) skip them, counted as skipped. */
+	if ((ev->flags & RING_EV_VM) && !cv->vm_events) {
+		cv->skipped++;
+		return 0;
+	}
 	cv->events++;
 	return cv->ops->event(cv->w, ev);
 }
@@ -535,7 +574,7 @@ static int raw_convert_event(void *opaque, const struct ring_event *ev)
 int raw_read_convert(struct raw_reader *r, const struct trace_writer_ops *ops, FILE *out,
 		     struct errbuf *err)
 {
-	struct raw_convert cv = { .ops = ops };
+	struct raw_convert cv = { .ops = ops, .vm_events = trace_writer_has_vm_events(ops) };
 	struct trace_stats st;
 	int rc, rc2;
 
@@ -545,6 +584,7 @@ int raw_read_convert(struct raw_reader *r, const struct trace_writer_ops *ops, F
 	rc = raw_read_replay(r, raw_convert_event, &cv);
 	if (rc)
 		err_set(err, -rc, "converting to %s: %s", ops->name, strerror(-rc));
+	r->rep.skipped_records += cv.skipped;
 	st = r->rep.stats;
 	st.events = cv.events;
 	rc2 = ops->close(cv.w, &st, rc ? NULL : err);

@@ -20,9 +20,17 @@ struct ring_event {
 	uint64_t parent;
 	uint64_t seq;		/* index in its ring */
 	uint16_t cpu;
-	uint16_t flags;
+	uint16_t flags;		/* VT_REC_FLAG_*, or RING_EV_VM | ... (vmevent.h) */
 	uint32_t ring;
+	uint64_t arg;		/* VM events' second payload word; 0 for function entries */
 };
+
+/*
+ * A VM event the host made (vmevent.h), never a guest record: the ring
+ * reader keeps only VT_REC_FLAG_IRQS_OFF of a record's flags, so the
+ * guest cannot forge one.
+ */
+#define RING_EV_VM 0x8000
 
 /* Receives each event in ring order; returns 0 (or -errno to stop the drain). */
 typedef int ring_sink_fn(void *opaque, const struct ring_event *ev);

@@ -6,6 +6,7 @@
  * field offsets and sizes must match what the encoder writes).
  */
 #include "vmm/trace/trace-dat.h"
+#include "vmm/trace/vmevent.h"
 
 /* The kernel's struct trace_entry, the first fields of every event. */
 static const struct trace_dat_field dat_common_fields[] = {
@@ -21,6 +22,12 @@ static void dat_put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static void dat_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* ftrace:function, the function tracer's entry event. */
 static const struct trace_dat_field dat_function_fields[] = {
 	{ "unsigned long ip", 8, 8, 0 },
@@ -33,7 +40,97 @@ static void dat_function_encode(const struct ring_event *ev, uint8_t *payload)
 	dat_put_le64(payload + 16, ev->parent);
 }
 
-/* Index 0 must stay ftrace:function, the event every record is today. */
+/*
+ * VM events (vmevent.h): the host kernel's kvm tracepoints' fields and
+ * print formats (arch/x86/kvm/trace.h, include/trace/events/kvm.h), plus
+ * the guest RIP, printed as the text writer prints it. common_flags stays
+ * 0: the VM event's low flag bits are its own, not irqs-off.
+ */
+#define DAT_RIP(off) { "unsigned long rip", off, 8, 0 }
+#define DAT_FIELDS(f) .fields = f, .nfields = sizeof(f) / sizeof(f[0])
+
+static const struct trace_dat_field dat_pio_fields[] = {
+	{ "unsigned int rw", 8, 4, 0 }, { "unsigned int port", 12, 4, 0 },
+	{ "unsigned int size", 16, 4, 0 }, { "unsigned int count", 20, 4, 0 },
+	{ "unsigned int val", 24, 4, 0 }, DAT_RIP(32),
+};
+
+static void dat_pio_encode(const struct ring_event *ev, uint8_t *p)
+{
+	p[2] = 0;
+	dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
+	dat_put_le32(p + 12, (uint32_t)(ev->parent & 0xffff));
+	dat_put_le32(p + 16, (uint32_t)(ev->parent >> 16 & 0xff));
+	dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
+	dat_put_le32(p + 24, (uint32_t)ev->arg);
+	dat_put_le64(p + 32, ev->func);
+}
+
+static const struct trace_dat_field dat_mmio_fields[] = {
+	{ "u32 type", 8, 4, 0 }, { "u32 len", 12, 4, 0 }, { "u64 gpa", 16, 8, 0 },
+	{ "u64 val", 24, 8, 0 }, DAT_RIP(32),
+};
+
+static void dat_mmio_encode(const struct ring_event *ev, uint8_t *p)
+{
+	p[2] = 0;
+	dat_put_le32(p + 8, (ev->flags & VMEV_FLAG_WRITE) ? 2 : 1);	/* KVM_TRACE_MMIO_WRITE, _READ */
+	dat_put_le32(p + 12, (ev->flags & 0xff) >> VMEV_LEN_SHIFT);
+	dat_put_le64(p + 16, ev->parent);
+	dat_put_le64(p + 24, ev->arg);
+	dat_put_le64(p + 32, ev->func);
+}
+
+static const struct trace_dat_field dat_msr_fields[] = {
+	{ "unsigned write", 8, 4, 0 }, { "u32 ecx", 12, 4, 0 }, { "u64 data", 16, 8, 0 },
+	{ "u8 exception", 24, 1, 0 }, DAT_RIP(32),
+};
+
+static void dat_msr_encode(const struct ring_event *ev, uint8_t *p)
+{
+	p[2] = 0;
+	dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
+	dat_put_le32(p + 12, (uint32_t)ev->parent);
+	dat_put_le64(p + 16, ev->arg);
+	p[24] = !!(ev->flags & VMEV_FLAG_GP);
+	dat_put_le64(p + 32, ev->func);
+}
+
+static const struct trace_dat_field dat_exit_fields[] = {
+	{ "__u32 reason", 8, 4, 0 }, { "int errno", 12, 4, 1 }, DAT_RIP(16),
+};
+
+static void dat_exit_encode(const struct ring_event *ev, uint8_t *p)
+{
+	p[2] = 0;
+	dat_put_le32(p + 8, (uint32_t)ev->parent);
+	dat_put_le64(p + 16, ev->func);
+}
+
+static const struct trace_dat_field dat_cpuid_fields[] = {
+	{ "unsigned int function", 8, 4, 0 }, { "unsigned int index", 12, 4, 0 },
+	{ "unsigned int rax", 16, 4, 0 }, { "unsigned int rbx", 20, 4, 0 },
+	{ "unsigned int rcx", 24, 4, 0 }, { "unsigned int rdx", 28, 4, 0 },
+};
+
+static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p)
+{
+	p[2] = 0;
+	dat_put_le32(p + 8, (uint32_t)ev->func);
+	dat_put_le32(p + 12, (uint32_t)(ev->func >> 32));
+	dat_put_le32(p + 16, (uint32_t)ev->parent);
+	dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
+	dat_put_le32(p + 24, (uint32_t)ev->arg);
+	dat_put_le32(p + 28, (uint32_t)(ev->arg >> 32));
+}
+
+#define DAT_EXIT_NAMES "{ 0, \"UNKNOWN\" }, { 1, \"EXCEPTION\" }, { 2, \"IO\" }, { 3, \"HYPERCALL\" }, " \
+	"{ 4, \"DEBUG\" }, { 5, \"HLT\" }, { 6, \"MMIO\" }, { 7, \"IRQ_WINDOW_OPEN\" }, { 8, \"SHUTDOWN\" }, " \
+	"{ 9, \"FAIL_ENTRY\" }, { 10, \"INTR\" }, { 11, \"SET_TPR\" }, { 12, \"TPR_ACCESS\" }, { 16, \"NMI\" }, " \
+	"{ 17, \"INTERNAL_ERROR\" }, { 24, \"SYSTEM_EVENT\" }, { 26, \"IOAPIC_EOI\" }, { 27, \"HYPERV\" }, " \
+	"{ 29, \"X86_RDMSR\" }, { 30, \"X86_WRMSR\" }"
+
+/* Index 0 must stay ftrace:function; the others by kind (trace_dat_event_pick). */
 const struct trace_dat_event trace_dat_events[] = {
 	{
 		.id = 1, .system = "ftrace", .name = "function",
@@ -42,14 +139,50 @@ const struct trace_dat_event trace_dat_events[] = {
 		.print_fmt = "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
 		.size = 24, .encode = dat_function_encode,
 	},
+	{
+		.id = 2, .system = "kvm", .name = "kvm_pio", DAT_FIELDS(dat_pio_fields),
+		.print_fmt = "\"pio_%s at 0x%x size %d count %d val 0x%x%s [%pS]\", REC->rw ? \"write\" : \"read\", "
+			     "REC->port, REC->size, REC->count, REC->val, REC->count > 1 ? \" (...)\" : \"\", "
+			     "(void *)REC->rip",
+		.size = 40, .encode = dat_pio_encode,
+	},
+	{
+		.id = 3, .system = "kvm", .name = "kvm_mmio", DAT_FIELDS(dat_mmio_fields),
+		.print_fmt = "\"mmio %s len %u gpa 0x%llx val 0x%llx [%pS]\", __print_symbolic(REC->type, "
+			     "{ 0, \"unsatisfied-read\" }, { 1, \"read\" }, { 2, \"write\" }), REC->len, REC->gpa, "
+			     "REC->val, (void *)REC->rip",
+		.size = 40, .encode = dat_mmio_encode,
+	},
+	{
+		.id = 4, .system = "kvm", .name = "kvm_msr", DAT_FIELDS(dat_msr_fields),
+		.print_fmt = "\"msr_%s %x = 0x%llx%s [%pS]\", REC->write ? \"write\" : \"read\", REC->ecx, "
+			     "REC->data, REC->exception ? \" (#GP)\" : \"\", (void *)REC->rip",
+		.size = 40, .encode = dat_msr_encode,
+	},
+	{
+		.id = 5, .system = "kvm", .name = "kvm_userspace_exit", DAT_FIELDS(dat_exit_fields),
+		.print_fmt = "\"reason %s (%d) [%pS]\", __print_symbolic(REC->reason, " DAT_EXIT_NAMES "), "
+			     "REC->reason, (void *)REC->rip",
+		.size = 24, .encode = dat_exit_encode,
+	},
+	{
+		.id = 6, .system = "kvm", .name = "kvm_cpuid", DAT_FIELDS(dat_cpuid_fields),
+		.print_fmt = "\"func %x idx %x rax %x rbx %x rcx %x rdx %x, cpuid entry offered\", REC->function, "
+			     "REC->index, REC->rax, REC->rbx, REC->rcx, REC->rdx",
+		.size = 32, .encode = dat_cpuid_encode,
+	},
 };
 const size_t trace_dat_nevents = sizeof(trace_dat_events) / sizeof(trace_dat_events[0]);
 
 const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev)
 {
-	/* The stub records function entries only (returns and VM events will follow). */
-	(void)ev;
-	return &trace_dat_events[0];
+	static const unsigned by_kind[VMEV_NKINDS] = {
+		[VMEV_PIO] = 1, [VMEV_MMIO] = 2, [VMEV_MSR] = 3, [VMEV_EXIT] = 4, [VMEV_CPUID] = 5,
+	};
+	unsigned k = vmev_is(ev) ? vmev_kind_of(ev) : 0;
+
+	/* Function entries, and a kind without a format (none is recorded), as index 0. */
+	return &trace_dat_events[k < VMEV_NKINDS ? by_kind[k] : 0];
 }
 
 static void dat_field_print(const struct trace_dat_field *f, FILE *out)

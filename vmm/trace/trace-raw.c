@@ -214,11 +214,37 @@ static int raw_open(struct trace_writer **out_w, FILE *out, const struct trace_m
 	return 0;
 }
 
+/* A VM event: a sized record (proto/raw.h), so older readers step over it. */
+static int raw_vm_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	uint8_t body[RAW_REC_MAX], *p = body, *q = w->pos;
+
+	p = raw_put_varint(p, ev->cpu);
+	p = raw_put_varint(p, ev->ring);
+	p = raw_put_varint(p, ev->flags);
+	p = raw_put_varint(p, ev->seq);
+	p = raw_put_varint(p, raw_zigzag(ev->tsc - w->prev_tsc));
+	p = raw_put_varint(p, raw_zigzag(ev->func - w->prev_func));
+	p = raw_put_varint(p, ev->parent);
+	p = raw_put_varint(p, ev->arg);
+	*q++ = RAW_REC_SIZED | RAW_REC_VMEV;
+	q = raw_put_varint(q, (uint64_t)(p - body));
+	memcpy(q, body, (size_t)(p - body));
+	w->pos = q + (p - body);
+	w->count++;
+	w->events++;
+	if (w->pos >= w->limit)
+		return raw_close_events(w);
+	return -w->error;
+}
+
 static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 {
 	uint8_t *p = w->pos, *tag = p++;
 	uint64_t expect = 0;
 
+	if (ev->flags & RING_EV_VM)
+		return raw_vm_event(w, ev);
 	*tag = RAW_REC_ENTRY;
 	p = raw_put_varint(p, ev->cpu);
 	if (ev->ring != ev->cpu) {

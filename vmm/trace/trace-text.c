@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmm/trace/trace-text.h"
+#include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
 
 void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms, uint64_t tsc_khz)
@@ -43,6 +44,34 @@ static const char *trace_text_sym(const struct trace_text *t, uint64_t addr, uin
 	return symtab_name(t->syms, s);
 }
 
+/*
+ * A VM event: the host tracepoint's name and fields where ftrace puts the
+ * function, then where the guest was, as [function+0xoff] (or its address).
+ */
+static void trace_text_vmev(const struct trace_text *t, const struct ring_event *ev, char *buf, size_t len,
+			    uint64_t sec, uint64_t usec)
+{
+	char body[160], where[160];
+	const char *func;
+	uint64_t off;
+	int n = vmev_format(ev, body, sizeof(body));
+
+	while (n > 0 && n < (int)sizeof(body) && body[n - 1] == ' ')
+		body[--n] = 0;	/* kvm_pio's "%s" for rep counts leaves a space */
+	func = trace_text_sym(t, ev->func, &off);
+	if (vmev_kind_of(ev) == VMEV_CPUID) {	/* a boot record: no guest RIP */
+		snprintf(buf, len, "           <...>-0       [%03u] .....  %5" PRIu64 ".%06" PRIu64 ": %s",
+			 ev->cpu, sec, usec, body);
+		return;
+	}
+	if (func)
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64, func, off);
+	else
+		snprintf(where, sizeof(where), "0x%" PRIx64, ev->func);
+	snprintf(buf, len, "           <...>-0       [%03u] %c....  %5" PRIu64 ".%06" PRIu64 ": %s [%s]",
+		 ev->cpu, (ev->flags & VMEV_FLAG_IRQS_OFF) ? 'd' : '.', sec, usec, body, where);
+}
+
 void trace_text_format(const struct trace_text *t, const struct ring_event *ev, char *buf, size_t len)
 {
 	/* TSC ticks to ns with the guest's TSC frequency (kHz): ns = tsc * 1e6 / khz. */
@@ -55,6 +84,10 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 	const char *func, *parent;
 	uint64_t off;
 
+	if (vmev_is(ev)) {
+		trace_text_vmev(t, ev, buf, len, sec, usec);
+		return;
+	}
 	func = trace_text_sym(t, ev->func, &off);
 	if (!func || off) {
 		snprintf(fbuf, sizeof(fbuf), "0x%" PRIx64, ev->func);

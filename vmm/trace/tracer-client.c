@@ -75,6 +75,11 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	return 0;
 }
 
+void tracer_client_set_events(struct trace_client *c, uint32_t events)
+{
+	c->events = events;
+}
+
 int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err)
 {
 	const struct trace_meta meta = {
@@ -162,6 +167,7 @@ static int attach_fn(struct tracer *t, void *p)
 	a->c->id = id;
 	rcu_assign_pointer(t->clients[id], a->c);
 	a->matched = patch_want(&t->ps, a->sel, id);
+	tracer_vmev_recount(t);
 	return 0;
 }
 
@@ -173,7 +179,8 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 	size_t n;
 	int rc;
 
-	a.sel = patch_match(&t->ps, f, &n);
+	/* No filter: a client of VM events only, holding no slot. */
+	a.sel = f ? patch_match(&t->ps, f, &n) : calloc(t->ps.count + 1, 1);
 	if (!a.sel)
 		return err_set(err, ENOMEM, "out of memory");
 	rc = tracer_change(t, NULL, attach_fn, &a, &res);
@@ -182,6 +189,10 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 		return err_set(err, rc, "too many clients (at most %d)", PATCH_MAX_CLIENTS);
 	if (rc)
 		return err_set(err, rc, "attach failed: %s", strerror(-rc));
+	if (!f) {
+		snprintf(msg, len, "attached as client %u, for VM events only (no function slots)", c->id);
+		return 0;
+	}
 	snprintf(msg, len, "attached as client %u: %zu slots match, %zu written, %zu already held, "
 		 "%zu left alone%s%s%s, %zu deferred until ftrace_init returns",
 		 c->id, a.matched, res.written, res.already, res.foreign,
@@ -197,6 +208,7 @@ static int detach_client_fn(struct tracer *t, void *p)
 
 	patch_unwant(&t->ps, NULL, c->id);
 	rcu_assign_pointer(t->clients[c->id], NULL);
+	tracer_vmev_recount(t);
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct trace_client {
 	uint64_t written;		/* events handed to the writer */
 	FILE *out;
 	int own_out;			/* out is closed with the client */
+	uint32_t events;		/* VM events it asked for (VMEV_MASK bits) */
 };
 
 struct route {
@@ -90,6 +91,13 @@ struct tracer {
 	int handed_over;
 	size_t init_dropped;
 	struct trace_client *boot_client;
+
+	/* VM events (tracer-vmev.c). */
+	_Atomic uint32_t vmev_want;	/* union of the clients' events */
+	uint32_t vmev_offered;		/* kinds this host's KVM can deliver */
+	atomic_int vmev_inflight;	/* exits between their TSC read and their buffers */
+	atomic_ulong vm_events;
+	uint64_t vmev_seq[VM_MAX_CPUS];	/* per vCPU; only its thread writes it */
 };
 
 /* tracer-run.c */
@@ -110,6 +118,18 @@ void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc);
 
 /* tracer-client.c */
 int tracer_route(void *opaque, const struct ring_event *ev);
+
+/* tracer-vmev.c */
+/* Probes what the host offers of cfg->events, sets up the MSR filter; warns once for the rest. */
+int tracer_vmev_setup(struct tracer *t, struct errbuf *err);
+/* vm_hooks.exit */
+void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x);
+/* After a client came or went (change_lock held): which kinds anyone wants. */
+void tracer_vmev_recount(struct tracer *t);
+/* Records that describe the guest at its start (kvm:cpuid); in tracer_start. */
+void tracer_vmev_boot_records(struct tracer *t);
+/* The closing account of VM events, when any were asked for. */
+void tracer_vmev_summary(struct tracer *t, FILE *out);
 
 /* tracer-change.c */
 /*

@@ -32,7 +32,8 @@ int tracer_drain_all(struct tracer *t, int final)
 		pthread_mutex_unlock(&r->lock);
 		any |= in_flight;
 	}
-	return any;
+	/* A VM event between its TSC read and its buffers counts as a record in flight. */
+	return any | (atomic_load(&t->vmev_inflight) != 0);
 }
 
 /* The stub found its lossless ring full: drain it before this vCPU goes on. */

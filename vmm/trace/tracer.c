@@ -62,6 +62,7 @@ static void tracer_set_hooks(struct tracer *t)
 		.pc_in_stub = tracer_hook_pc_in_stub,
 		.stop = tracer_stop_hook,
 		.debug_exit = tracer_breakpoint,
+		.exit = tracer_vm_exit,
 	};
 
 	vm_set_hooks(t->vm, &hooks);
@@ -175,18 +176,19 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 	char msg[512];
 	int rc;
 
-	if (!t->cfg.n_include)
+	if (!t->cfg.n_include && !t->cfg.events)
 		return 0;
 	out = t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
 	if (!out)
 		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
 	if ((rc = tracer_client_new(t, out, out != stdout, t->cfg.format, &t->boot_client, err)))
 		return rc;
+	tracer_client_set_events(t->boot_client, t->cfg.events);
 	if ((rc = tracer_build_filter(&t->cfg, &f, err)))
 		goto out;
 	/* Before the guest's first instruction: call __fentry__ -> call stub. */
-	rc = tracer_attach(t, &f, t->boot_client, msg, sizeof(msg), err);
-	if (!rc && !t->ps.held)
+	rc = tracer_attach(t, t->cfg.n_include ? &f : NULL, t->boot_client, msg, sizeof(msg), err);
+	if (!rc && !t->ps.held && t->cfg.n_include)
 		rc = err_set(err, ENOENT, "no traceable function matches --trace %s%s",
 			     t->cfg.include[0], t->cfg.n_include > 1 ? " ..." : "");
 	log_info("%s", msg);
@@ -233,6 +235,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 		goto fail;
 	}
 	tracer_set_hooks(t);
+	if ((rc = tracer_vmev_setup(t, err)))
+		goto fail;
 	if ((rc = tracer_boot_client(t, err)))
 		goto fail;
 	*out = t;
@@ -255,6 +259,7 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 	for (unsigned i = 0; i < t->vm->ncpus; i++)
 		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
 			return rc;
+	tracer_vmev_boot_records(t);
 	return tracer_consumer_start(t, err);
 }
 
@@ -295,6 +300,7 @@ void tracer_summary(struct tracer *t, FILE *out)
 		fprintf(out, "vmmtrace: trace: %lu events arrived for slots no client held any more "
 			"(a call interrupted inside the stub across a detach) and were not written\n",
 			atomic_load(&t->unrouted));
+	tracer_vmev_summary(t, out);
 	if (rejected || atomic_load(&t->bad_doorbells))
 		fprintf(out, "vmmtrace: trace: rejected %llu invalid ring values and %lu invalid doorbells from the guest\n",
 			(unsigned long long)rejected, atomic_load(&t->bad_doorbells));

@@ -36,6 +36,9 @@ struct tracer_config {
 	const char *stop_at;		/* function name or NULL */
 	const char *system_map;		/* --system-map FILE or NULL */
 	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
+	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
+	const uint32_t (*msrs)[2];	/* kvm:msr's MSR ranges (first, last) */
+	unsigned n_msrs;
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
@@ -57,7 +60,14 @@ struct trace_client;
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
 		      struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
-/* Gives client c the slots matching f; msg gets a one-line account. */
+/* The VM events (VMEV_MASK bits) client c gets; before it is attached. */
+void tracer_client_set_events(struct trace_client *c, uint32_t events);
+/*
+ * For an attach reply: which of the VM events asked for (VMEV_MASK bits)
+ * this guest records, and why not the others ("" when nothing was asked).
+ */
+void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t len);
+/* Gives client c the slots matching f (none with NULL); msg gets a one-line account. */
 int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
 		  char *msg, size_t len, struct errbuf *err);
 /* c's slots are released and its events so far written to its output; free it after. */

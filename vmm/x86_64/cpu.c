@@ -148,3 +148,22 @@ void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 		 sregs.cs.selector, sregs.cs.selector & 3,
 		 (unsigned long long)sregs.cr0, (unsigned long long)sregs.cr3);
 }
+
+int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max, unsigned *n)
+{
+	struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
+	int rc;
+
+	if (!cpuid)
+		return -ENOMEM;
+	cpuid->nent = CPUID_MAX_ENTRIES;
+	rc = kvm_ioctl(vcpu->fd, KVM_GET_CPUID2, cpuid, NULL);
+	*n = 0;
+	for (unsigned i = 0; rc >= 0 && i < cpuid->nent && *n < max; i++) {
+		const struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
+
+		out[(*n)++] = (struct arch_cpuid_leaf){ e->function, e->index, e->eax, e->ebx, e->ecx, e->edx };
+	}
+	free(cpuid);
+	return rc < 0 ? rc : 0;
+}

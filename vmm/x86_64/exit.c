@@ -9,6 +9,7 @@
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/x86_64/msr.h"
 
 static const char *internal_suberror_name(unsigned sub)
 {
@@ -62,6 +63,10 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 		exit_internal_error(vcpu);
 		return atomic_load(&vcpu->vm->stopping) ? -EIO : 0;
 	case KVM_EXIT_HLT:
+		return 0;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		msr_exit(vcpu);	/* only when the tracer asked for kvm:msr */
 		return 0;	/* only without an in-kernel LAPIC; it waits in KVM otherwise */
 	default:
 		arch_vcpu_describe(vcpu, regs, sizeof(regs));

@@ -254,7 +254,8 @@ static void check_walk(const char *name, const struct dat_walk *w, const struct 
 
 	CHECK(w->ncpus == m->ncpus && w->ncpustat == m->ncpus && w->has_clock,
 	      "%s: %u CPUs, a CPUSTAT option each, a trace clock", name, w->ncpus);
-	CHECK(w->nftrace == 1 && w->nsystems == 0 && w->function_fmt &&
+	/* One other system: kvm, the VM events' formats (trace-dat-events.c). */
+	CHECK(w->nftrace == 1 && w->nsystems == 1 && w->function_fmt &&
 	      memmem(w->function_fmt, w->function_fmt_len, "ID: 1\n", 6) &&
 	      memmem(w->function_fmt, w->function_fmt_len,
 		     "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n", 58),

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VM events (--event, vmevent.h): the exits the VM core reports
+ * (vm_hooks.exit) become struct ring_event records on the guest's clock
+ * and go to the clients that asked for them through the same ordering
+ * buffers as function events.
+ *
+ * The clock: KVM_GET_MSRS of IA32_TSC on the exiting vCPU gives the
+ * guest's TSC as the stub's rdtsc would read it, whatever offset or
+ * scaling KVM applies and even after the guest wrote its TSC; it is read
+ * after the exit, before the vCPU runs again, so the event sorts after
+ * every function event of that vCPU before the exit and before every one
+ * after it. One ioctl per exit, only while a client wants the kind.
+ *
+ * Ordering against the consumer: an event is "in flight" from just before
+ * its TSC is read until it is in every buffer; a drain round that sees
+ * one in flight makes nothing final (tracer_drain_all), exactly as for a
+ * ring record still being written.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdio.h>
+#include <urcu/urcu-memb.h>
+
+#include "vmm/kvm/arch.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/trace/tracer-int.h"
+#include "vmm/trace/vmevent.h"
+#include "vmm/util/log.h"
+
+int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
+{
+	int hc;
+
+	t->vmev_offered = VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_EXIT) |
+			  VMEV_MASK(VMEV_CPUID);
+	if (t->cfg.events & VMEV_MASK(VMEV_MSR)) {
+		struct errbuf why = { "" };
+		int rc = arch_vm_msr_intercept(t->vm, t->cfg.msrs, t->cfg.n_msrs, &why);
+
+		if (rc == -EOPNOTSUPP)
+			log_warn("kvm:msr: %s: no MSR events are recorded", why.msg);
+		else if (rc)
+			return err_set(err, -rc, "kvm:msr: %s", why.msg);
+		else
+			t->vmev_offered |= VMEV_MASK(VMEV_MSR);
+	}
+	if (t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)) {
+		/*
+		 * KVM answers the guest's hypercalls itself; KVM_CAP_EXIT_HYPERCALL
+		 * hands user space only those in its mask (KVM_HC_MAP_GPA_RANGE,
+		 * bit 12, for encrypted guests), so nothing here can be recorded.
+		 */
+		hc = kvm_check_cap(t->vm->kvm_fd, KVM_CAP_EXIT_HYPERCALL);
+		log_warn("kvm:hypercall: this host's KVM hands user space no hypercall a Linux guest makes "
+			 "(KVM_CAP_EXIT_HYPERCALL mask 0x%x): no hypercall events are recorded", hc);
+	}
+	return 0;
+}
+
+void tracer_vmev_recount(struct tracer *t)
+{
+	uint32_t want = 0;
+
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
+		if (t->clients[i])
+			want |= t->clients[i]->events;
+	atomic_store(&t->vmev_want, want & t->vmev_offered);
+}
+
+static void tracer_vmev_route(struct tracer *t, const struct ring_event *ev, uint32_t mask)
+{
+	uint64_t max = atomic_load(&t->max_tsc);
+
+	while (ev->tsc > max && !atomic_compare_exchange_weak(&t->max_tsc, &max, ev->tsc))
+		;
+	atomic_fetch_add(&t->vm_events, 1);
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++) {
+		struct trace_client *c = rcu_dereference(t->clients[i]);
+
+		if (c && (c->events & mask) && trace_buf_add(&c->buf, ev))
+			log_warn("out of memory for a VM event: dropped");	/* never silently */
+	}
+	urcu_memb_read_unlock();
+}
+
+/* The event's kind and payload from what the core reported; 0: none. */
+static unsigned tracer_vmev_fill(const struct vm_exit_info *x, struct ring_event *ev)
+{
+	unsigned w = x->is_write ? VMEV_FLAG_WRITE : 0;
+
+	switch (x->kind) {
+	case VM_EXIT_ANY:
+		ev->parent = x->reason;
+		ev->flags = vmev_flags(VMEV_EXIT, 0);
+		return VMEV_EXIT;
+	case VM_EXIT_PIO:
+		ev->parent = (x->addr & 0xffff) | (uint64_t)(x->size & 0xff) << 16 | (uint64_t)x->count << 32;
+		ev->arg = x->value;
+		ev->flags = vmev_flags(VMEV_PIO, w);
+		return VMEV_PIO;
+	case VM_EXIT_MMIO:
+		ev->parent = x->addr;
+		ev->arg = x->value;
+		ev->flags = vmev_flags(VMEV_MMIO, w | (x->size & 0xf) << VMEV_LEN_SHIFT);
+		return VMEV_MMIO;
+	case VM_EXIT_MSR:
+		ev->parent = x->addr;
+		ev->arg = x->value;
+		ev->flags = vmev_flags(VMEV_MSR, w | (x->failed ? VMEV_FLAG_GP : 0));
+		return VMEV_MSR;
+	}
+	return 0;
+}
+
+void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x)
+{
+	struct tracer *t = opaque;
+	struct ring_event ev = { .cpu = (uint16_t)vcpu->id, .ring = vcpu->id };
+	unsigned kind = tracer_vmev_fill(x, &ev);
+
+	if (!kind || !(atomic_load(&t->vmev_want) & VMEV_MASK(kind)) || vcpu->id >= VM_MAX_CPUS)
+		return;
+	atomic_fetch_add(&t->vmev_inflight, 1);
+	if (arch_vcpu_read_tsc(vcpu, &ev.tsc) || arch_vcpu_pc(vcpu, &ev.func)) {
+		/* Without the guest's clock the event cannot be placed: say so, never guess. */
+		log_warn("vCPU %u: cannot read its TSC or RIP: a %s event is not recorded",
+			 vcpu->id, vmev_name(kind));
+	} else {
+		ev.seq = t->vmev_seq[vcpu->id]++;
+		tracer_vmev_route(t, &ev, VMEV_MASK(kind));
+	}
+	atomic_fetch_sub(&t->vmev_inflight, 1);
+}
+
+/*
+ * kvm:cpuid: the table each vCPU was offered, read back from KVM, as
+ * records at time zero (CPUID itself never exits to user space: KVM
+ * answers it from this table). Only clients there at the start get them.
+ */
+void tracer_vmev_boot_records(struct tracer *t)
+{
+	struct arch_cpuid_leaf leaf[256];
+	unsigned n;
+
+	if (!(t->cfg.events & VMEV_MASK(VMEV_CPUID)))
+		return;
+	for (unsigned c = 0; c < t->vm->ncpus && c < VM_MAX_CPUS; c++) {
+		if (arch_vcpu_cpuid(&t->vm->vcpus[c], leaf, 256, &n)) {
+			log_warn("kvm:cpuid: cannot read vCPU %u's CPUID table: not recorded", c);
+			continue;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			struct ring_event ev = {
+				.tsc = t->tsc_base, .cpu = (uint16_t)c, .ring = c, .seq = t->vmev_seq[c]++,
+				.func = leaf[i].function | (uint64_t)leaf[i].index << 32,
+				.parent = leaf[i].eax | (uint64_t)leaf[i].ebx << 32,
+				.arg = leaf[i].ecx | (uint64_t)leaf[i].edx << 32,
+				.flags = vmev_flags(VMEV_CPUID, 0),
+			};
+
+			tracer_vmev_route(t, &ev, VMEV_MASK(VMEV_CPUID));
+		}
+	}
+}
+
+void tracer_vmev_summary(struct tracer *t, FILE *out)
+{
+	if (!t->cfg.events)
+		return;
+	fprintf(out, "vmmtrace: trace: %lu VM events\n", atomic_load(&t->vm_events));
+}
+
+void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t len)
+{
+	size_t off = 0;
+
+	msg[0] = 0;
+	for (unsigned k = 1; k < VMEV_NKINDS && off < len; k++) {
+		const char *why = k == VMEV_HYPERCALL ? "this host's KVM hands none over" :
+				  k != VMEV_MSR ? "not offered" :
+				  (t->cfg.events & VMEV_MASK(VMEV_MSR)) ? "this host's KVM cannot bring MSR accesses to user space" :
+				  "the boot did not ask for --event kvm:msr";
+
+		if (!(events & VMEV_MASK(k)))
+			continue;
+		if (k == VMEV_CPUID)	/* attach comes after the start */
+			off += (size_t)snprintf(msg + off, len - off, "; kvm:cpuid not recorded: a record of "
+						"the guest's start, in the boot's own trace only");
+		else if (t->vmev_offered & VMEV_MASK(k))
+			off += (size_t)snprintf(msg + off, len - off, "; %s recorded", vmev_name(k));
+		else	/* said here, once, instead of a window that silently lacks them */
+			off += (size_t)snprintf(msg + off, len - off, "; %s not recorded: %s", vmev_name(k), why);
+	}
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * VM events (`--event`): what the VMM itself sees of the guest (port and
+ * MMIO accesses that reach it, MSR accesses it intercepts, its exits), as
+ * struct ring_event records that travel with the function events through
+ * the same ordering buffer, named and printed like the host kernel's KVM
+ * tracepoints (arch/x86/kvm/trace.h, include/trace/events/kvm.h) so that
+ * they read at sight. Pure code: names, selection, --msr lists, encoding
+ * and text; no KVM.
+ *
+ * A VM event in a struct ring_event: flags has RING_EV_VM, the kind in
+ * bits 8..14 and kind-specific bits in 0..7; func is the guest RIP; seq
+ * counts the vCPU's VM events; parent and arg carry the payload.
+ */
+#ifndef VMM_TRACE_VMEVENT_H
+#define VMM_TRACE_VMEVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/trace/ring.h"
+
+enum vmev_kind {
+	VMEV_PIO = 1,		/* kvm:pio  parent: port | size << 16 | count << 32; arg: value */
+	VMEV_MMIO,		/* kvm:mmio parent: gpa; arg: value; low bits: len */
+	VMEV_MSR,		/* kvm:msr  parent: index; arg: value */
+	VMEV_EXIT,		/* kvm:exit parent: KVM_EXIT_* reason */
+	VMEV_HYPERCALL,		/* kvm:hypercall: never recorded on hosts that do not hand them over */
+	VMEV_CPUID,		/* kvm:cpuid  a boot record per leaf: func: function | index << 32;
+				   parent: eax | ebx << 32; arg: ecx | edx << 32 */
+	VMEV_NKINDS,
+};
+
+#define VMEV_MASK(kind)		(1u << (kind))
+#define VMEV_FLAG_WRITE		0x01	/* pio, mmio, msr: a write */
+#define VMEV_FLAG_GP		0x02	/* msr: the access raised #GP */
+#define VMEV_FLAG_IRQS_OFF	0x04	/* RFLAGS.IF was clear */
+#define VMEV_LEN_SHIFT		4	/* mmio: len (1..8) in bits 4..7 */
+
+/* The event's "group:name" (kvm:pio), or NULL for a kind out of range. */
+const char *vmev_name(unsigned kind);
+/*
+ * Adds the kinds whose names match glob (ftrace-like glob over
+ * "kvm:pio" ...) to *mask. -ENOENT when it matches none.
+ */
+int vmev_select(const char *glob, uint32_t *mask);
+
+#define VMEV_MAX_MSR_RANGES 16
+struct vmev_msr_range {
+	uint32_t first, last;		/* inclusive */
+};
+struct vmev_msr_set {
+	struct vmev_msr_range r[VMEV_MAX_MSR_RANGES];
+	unsigned n;
+};
+/* The MSRs kvm:msr records by default: the KVM PV MSRs. */
+void vmev_msr_defaults(struct vmev_msr_set *set);
+/*
+ * Adds a --msr list: comma-separated MSR numbers or FIRST-LAST ranges
+ * (hex with 0x, or decimal), each at most 0xffffffff and a range at most
+ * 256 MSRs. -EINVAL for a malformed list, -E2BIG past the range limit.
+ */
+int vmev_msr_parse(const char *list, struct vmev_msr_set *set);
+
+/* Encoding. */
+static inline int vmev_is(const struct ring_event *ev)
+{
+	return !!(ev->flags & RING_EV_VM);
+}
+static inline unsigned vmev_kind_of(const struct ring_event *ev)
+{
+	return (ev->flags >> 8) & 0x7f;
+}
+static inline uint16_t vmev_flags(unsigned kind, unsigned bits)
+{
+	return (uint16_t)(RING_EV_VM | (kind & 0x7f) << 8 | (bits & 0xff));
+}
+
+/*
+ * The text after "TIMESTAMP: " for a VM event, in the host tracepoint's
+ * layout: "kvm_pio: pio_write at 0x3f8 size 1 count 1 val 0x41". Returns
+ * the length snprintf would have written.
+ */
+int vmev_format(const struct ring_event *ev, char *buf, size_t len);
+
+#endif
