@@ -83,7 +83,7 @@ static void make_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64_
 		switch ((r >> 56) % 64) {
 		case 0: e->func += 4; break;				/* not a function start */
 		case 1: e->parent = UINT64_MAX; e->func = 0; break;	/* nothing known */
-		case 2: e->flags = 0xfffe; break;
+		case 2: e->flags = 0x7ffe; break;			/* bit 15 marks a VM event */
 		case 3: e->ring = 1000 + e->cpu; e->seq = r; break;	/* a ring beyond the seq state */
 		case 4: e->cpu = 65535; break;
 		case 5: seq[e->ring] += r % 1000; break;		/* a gap in the ring */
