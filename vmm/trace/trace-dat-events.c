@@ -15,12 +15,6 @@ static const struct trace_dat_field dat_common_fields[] = {
 	{ "int common_pid", 4, 4, 1 },
 };
 
-static void dat_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ftrace:function, the function tracer's entry event. */
 static const struct trace_dat_field dat_function_fields[] = {
 	{ "unsigned long ip", 8, 8, 0 },
@@ -29,8 +23,8 @@ static const struct trace_dat_field dat_function_fields[] = {
 
 static void dat_function_encode(const struct ring_event *ev, uint8_t *payload)
 {
-	dat_put_le64(payload + 8, ev->func);
-	dat_put_le64(payload + 16, ev->parent);
+	trace_dat_put_le64(payload + 8, ev->func);
+	trace_dat_put_le64(payload + 16, ev->parent);
 }
 
 /* Index 0 must stay ftrace:function, the event every record is today. */
