@@ -251,7 +251,7 @@ static int dat_page_start(struct trace_writer *w, unsigned cpu, uint64_t ns)
 }
 
 /* Appends one ring-buffer event header: type_len in the low 5 bits. */
-static void dat_page_put_header(struct dat_cpu *c, unsigned type_len, uint64_t delta, uint32_t array)
+static inline void dat_page_put_header(struct dat_cpu *c, unsigned type_len, uint64_t delta, uint32_t array)
 {
 	uint32_t h = type_len | (uint32_t)(delta << 5);
 	uint8_t *p = c->page + TRACE_DAT_PAGE_HDR + c->used;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "vmm/trace/ring.h"
 #include "vmm/trace/writer.h"
@@ -31,19 +32,27 @@ extern const struct trace_writer_ops trace_writer_dat;
 #define TRACE_DAT_COMMON_SIZE	8u
 #define TRACE_DAT_FLAG_IRQS_OFF	0x01	/* common_flags: TRACE_FLAG_IRQS_OFF */
 
-/* Little-endian stores, spelt out so that the compiler makes each one store. */
+/* Little-endian stores: one store each on a little-endian host. */
 static inline void trace_dat_put_le32(uint8_t *p, uint32_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+#endif
 }
 
 static inline void trace_dat_put_le64(uint8_t *p, uint64_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
 	trace_dat_put_le32(p, (uint32_t)v);
 	trace_dat_put_le32(p + 4, (uint32_t)(v >> 32));
+#endif
 }
 
 /*
