@@ -6,10 +6,9 @@
  * every page into a temporary file and copied it back into the output at
  * close: two writes and a read per byte, two thirds of its time.
  *
- * Past the budget, when a CPU needs a chunk, every CPU's full chunks (all
- * but the last one of each, and the requester's last one too once full)
- * are appended to that CPU's temporary file and go to a free list for
- * reuse. A chunk with a page being filled never moves, so the writer's
+ * Past the budget, when a CPU needs a chunk, every CPU's chunks but one
+ * with a page still being filled are appended, oldest first, to that
+ * CPU's temporary file and go to a free list for reuse. A chunk with a page being filled never moves, so the writer's
  * pointer into it stays good. Memory is then bounded by the budget plus
  * one chunk per CPU, and chunks shrink with many CPUs to keep that small.
  */
@@ -47,8 +46,8 @@ size_t trace_dat_pages_mem = TRACE_DAT_PAGES_MEM;
 /*
  * A chunk straight from mmap, its pages faulted in by the one call: the
  * store fills a hundred MB of fresh memory for a few million events, and
- * a page fault per 4 KiB page was a tenth of the writer's time. (Huge
- * pages were tried: clearing them cost three times more here.)
+ * a page fault per 4 KiB page cost a sixth more time. (Huge pages were
+ * tried: clearing them made the writer twice as slow here.)
  */
 static uint8_t *chunk_alloc(size_t bytes)
 {
@@ -111,9 +110,11 @@ static int pages_spill_cpu(struct trace_dat_pages *p, struct dat_cpu_pages *c)
 		return 0;
 	if (!c->spill && !(c->spill = tmpfile()))
 		return -(errno ? errno : EIO);
-	for (size_t k = 0; k < full; k++) {
+	/* All written before any moves: after an error every chunk is still c's, freed once. */
+	for (size_t k = 0; k < full; k++)
 		if (fwrite(c->chunk[k], 1, bytes, c->spill) != bytes)
 			return -(errno ? errno : EIO);
+	for (size_t k = 0; k < full; k++) {
 		if (p->nfree < p->max_chunks)
 			p->free[p->nfree++] = c->chunk[k];
 		else
