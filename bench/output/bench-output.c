@@ -375,7 +375,7 @@ static int consumer_drain_all(struct consumer *c, int final)
 	int any = 0, in_flight;
 
 	for (unsigned i = 0; i < c->nrings; i++) {
-		if (ring_drain(&c->rings[i].view, trace_buf_add, &c->buf, final, &in_flight) < 0)
+		if (ring_drain_batch(&c->rings[i].view, trace_buf_add_batch, &c->buf, final, &in_flight) < 0)
 			die("%s", "ring_drain failed", 0);
 		any |= in_flight;
 	}
@@ -451,7 +451,7 @@ static struct clocks run_consumer(const struct trace_writer_ops *ops, const stru
 
 			/* The doorbell: the vCPU waits while its ring is drained. */
 			clocks_start(&c);
-			ring_drain(&cs.rings[ring].view, trace_buf_add, &cs.buf, 0, &in_flight);
+			ring_drain_batch(&cs.rings[ring].view, trace_buf_add_batch, &cs.buf, 0, &in_flight);
 			clocks_stop(&c);
 			ring_produce(&cs.rings[ring], &ev);
 		}

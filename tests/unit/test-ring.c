@@ -145,6 +145,78 @@ static void test_sink_error(void)
 	tring_destroy(&t);
 }
 
+/* A batch sink: takes up to `take` events of a batch, then fails; checks each like sink_fn. */
+struct batch_sink {
+	struct sink s;
+	size_t batches, largest;
+	size_t take_at_fail;	/* on the batch that fails: how many it takes first */
+	int fail_batch;		/* 1-based batch that fails; 0: never */
+};
+
+static int batch_fn(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+{
+	struct batch_sink *b = opaque;
+	size_t k = n;
+
+	b->batches++;
+	b->largest = n > b->largest ? n : b->largest;
+	if (b->fail_batch && (int)b->batches == b->fail_batch)
+		k = b->take_at_fail < n ? b->take_at_fail : n;
+	for (*taken = 0; *taken < k; ++*taken)
+		sink_fn(&b->s, &ev[*taken]);
+	return k < n ? -EIO : 0;
+}
+
+/*
+ * The tracer's path: many events go out in batches of at most RING_BATCH;
+ * a batch the sink takes only part of rewinds the ring to the first event
+ * it left, and the rejections of the events it left count only once they
+ * are taken.
+ */
+static void test_drain_batch(void)
+{
+	struct test_ring t;
+	struct batch_sink b = { .s = { .check_pattern = 1 } };
+	const uint64_t n = 3 * RING_BATCH + 17;
+	int in_flight;
+	long rc;
+
+	tring_init(&t, 1024, 1, 0);
+	produce(&t, n);
+	rc = ring_drain_batch(&t.view, batch_fn, &b, 0, &in_flight);
+	CHECK(rc == (long)n && b.s.count == n && !b.s.out_of_order && !b.s.bad_pattern &&
+	      b.batches == 4 && b.largest == RING_BATCH && t.hdr->tail == n && !in_flight,
+	      "batch drain: %llu events in %zu batches of at most %d, in order, tail released (rc %ld)",
+	      (unsigned long long)n, b.batches, RING_BATCH, rc);
+	tring_destroy(&t);
+
+	b = (struct batch_sink){ .s = { .check_pattern = 1 }, .fail_batch = 2, .take_at_fail = 10 };
+	tring_init(&t, 1024, 1, 0);
+	produce(&t, n);
+	t.recs[RING_BATCH + 20].flags = 0xfff0;	/* in the part the failing batch leaves */
+	t.recs[RING_BATCH + 3].flags = 0xfff0;	/* in the part it takes */
+	rc = ring_drain_batch(&t.view, batch_fn, &b, 0, &in_flight);
+	CHECK(rc == -EIO && t.view.pos == RING_BATCH + 10 && t.view.consumed == RING_BATCH + 10 &&
+	      t.hdr->tail == RING_BATCH + 10 && t.view.rejected == 1,
+	      "batch drain: a partly taken batch rewinds to the first event left (rc %ld, pos %llu, rejected %llu)",
+	      rc, (unsigned long long)t.view.pos, (unsigned long long)t.view.rejected);
+	rc = ring_drain_batch(&t.view, batch_fn, &b, 0, &in_flight);
+	CHECK(rc == (long)(n - RING_BATCH - 10) && b.s.count == n && !b.s.out_of_order &&
+	      t.view.rejected == 2 && !b.s.bad_flags,
+	      "batch drain: the next drain resumes there, none lost or repeated, each rejection counted once");
+	tring_destroy(&t);
+
+	/* An open record ends the batch before it; the events before it go out. */
+	b = (struct batch_sink){ .s = { .check_pattern = 1 } };
+	tring_init(&t, 1024, 1, 0);
+	produce(&t, 300);
+	t.recs[280].commit = 0;
+	rc = ring_drain_batch(&t.view, batch_fn, &b, 0, &in_flight);
+	CHECK(rc == 280 && in_flight && t.view.pos == 280 && b.s.count == 280,
+	      "batch drain: stops at a record in flight, the %d before it handed on (rc %ld)", 280, rc);
+	tring_destroy(&t);
+}
+
 /* Overwrite mode, one thread: random bursts between drains, many laps. */
 static void test_overwrite_accounting(void)
 {
@@ -506,6 +578,7 @@ int main(void)
 	test_lossless_basic();
 	test_in_flight();
 	test_sink_error();
+	test_drain_batch();
 	test_overwrite_accounting();
 	test_overwrite_race();
 	test_head_backwards();

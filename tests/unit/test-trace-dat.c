@@ -22,6 +22,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/dat/dat-walk.h"
 #include "vmm/trace/trace-dat.h"
+#include "vmm/trace/trace-dat-pages.h"
 
 #define KT 0xffffffff81000000ull
 #define NFUNCS 48
@@ -234,6 +235,83 @@ static void run_case(const struct trace_case *c, const char *dir, int emit, int 
 	free(ev);
 }
 
+/* The whole file, into *buf (malloc'd); its size, or -1. */
+static long slurp(const char *path, uint8_t **buf)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+
+	*buf = NULL;
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		*buf = malloc((size_t)n + 1);
+		if (!*buf || fread(*buf, 1, (size_t)n, f) != (size_t)n)
+			n = -1;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * The page store past its memory budget: the same trace written with a
+ * budget of a few pages (the older pages of every CPU go through the
+ * temporary files, many times over) must be the same file, byte for byte.
+ */
+static void test_spill(const char *dir)
+{
+	struct trace_meta m = { .syms = &syms, .tsc_khz = 2494123, .tsc_base = 987654321, .ncpus = 3 };
+	size_t n = 4 * NEVENTS;
+	struct ring_event *ev = calloc(n, sizeof(*ev));
+	char path[2][512];
+	uint8_t *buf[2];
+	long len[2];
+	struct errbuf err = { "" };
+	int rc = 0;
+
+	if (!ev)
+		exit(1);
+	n = gen_events(ev, n, m.ncpus, m.tsc_base, m.tsc_khz);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path[k], sizeof(path[k]), "%s/spill%d.dat", dir, k);
+		trace_dat_pages_mem = k ? 8 * TRACE_DAT_PAGE_SIZE : TRACE_DAT_PAGES_MEM;
+		rc |= write_trace(path[k], &m, ev, n, &trace_writer_dat, &err);
+		len[k] = slurp(path[k], &buf[k]);
+	}
+	trace_dat_pages_mem = TRACE_DAT_PAGES_MEM;
+	CHECK(!rc && len[0] > 40 * (long)TRACE_DAT_PAGE_SIZE && len[0] == len[1] &&
+	      !memcmp(buf[0], buf[1], (size_t)len[0]),
+	      "spill: %zu events written through an 8-page memory budget give the same %ld bytes (%ld)",
+	      n, len[0], len[1]);
+	free(buf[0]);
+	free(buf[1]);
+	free(ev);
+}
+
+/* The reciprocal ns conversion against trace_meta_ns's division, to the ns. */
+static void test_ns(void)
+{
+	static const uint64_t khz[] = { 0, 1, 2, 3, 7, 1000, 999983, 1000000, 2494123, 3000000,
+					4194304, 2999999999ull, 1ull << 40, UINT64_MAX / 3, UINT64_MAX };
+	unsigned bad = 0, tried = 0;
+
+	for (size_t i = 0; i < sizeof(khz) / sizeof(khz[0]); i++) {
+		struct trace_meta m = { .tsc_khz = khz[i], .tsc_base = 1000, .ncpus = 1 };
+		struct trace_dat_ns c;
+
+		trace_dat_ns_init(&c, &m);
+		for (unsigned j = 0; j < 20000; j++) {
+			/* Small, random, near the 64-bit edge of ticks * 10^6, and past it. */
+			uint64_t r = rnd(UINT64_MAX) | 1, t = j < 64 ? j : j % 4 == 0 ? r : j % 4 == 1 ? r >> (j % 64) :
+				     UINT64_MAX / 1000000u - 5000 + j % 10000;
+
+			bad += trace_dat_ns(&c, t + m.tsc_base) != trace_meta_ns(&m, t + m.tsc_base);
+			tried++;
+		}
+		bad += trace_dat_ns(&c, 0) != 0;
+	}
+	CHECK(!bad, "trace_dat_ns: %u of %u conversions differ from trace_meta_ns", bad, tried);
+}
+
 /* Refusals: a CPU the trace does not have, a trace of no CPU. */
 static void test_errors(const char *dir)
 {
@@ -275,6 +353,8 @@ int main(int argc, char **argv)
 		run_case(&cases[i], dir, emit, have_report);
 	if (!emit) {
 		test_errors(dir);
+		test_spill(dir);
+		test_ns();
 		char cmd[600];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -75,6 +75,7 @@ static int ring_copy(struct ring_view *r, uint64_t idx, struct ring_event *ev)
 		return -1;	/* overwritten while we copied */
 	ev->seq = idx;
 	ev->ring = r->index;
+	ev->arg = 0;
 	return 0;
 }
 
@@ -104,19 +105,93 @@ static int ring_open_record(struct ring_view *r)
 	return now - r->stall_since_ns < RING_STALL_NS;
 }
 
-long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final, int *in_flight)
+/* Corrects what a forged record claims; returns how many of its values it rejected. */
+static unsigned ring_fix(const struct ring_view *r, struct ring_event *ev)
 {
-	struct ring_event ev;
-	uint64_t head, budget = 4 * r->nrecords;	/* a guest lapping us forever cannot keep us here */
-	long n = 0;
+	unsigned bad = 0;
+
+	if (ev->flags & ~VT_REC_FLAG_IRQS_OFF) {
+		bad++;
+		ev->flags &= VT_REC_FLAG_IRQS_OFF;
+	}
+	/*
+	 * The stub writes its ring's number: a record claiming another CPU
+	 * is forged, and a number past the last CPU would make the writers
+	 * fail (trace.dat) or index past their per-CPU tables.
+	 */
+	if (ev->cpu != r->index) {
+		bad++;
+		ev->cpu = (uint16_t)r->index;
+	}
+	return bad;
+}
+
+/*
+ * Events copied and checked but not yet handed on: consecutive indices
+ * ending just before r->pos. A record's rejections count once the sink
+ * takes it, so that a record read again after a sink error counts once.
+ */
+struct ring_batch {
+	ring_batch_fn *sink;
+	void *opaque;
+	long total;			/* taken by the sink, this drain */
+	size_t n;
+	unsigned nrej;
+	struct { uint16_t i, bad; } rej[RING_BATCH];
+	struct ring_event ev[RING_BATCH];
+};
+
+/* Hands the batch on; what the sink leaves goes back to the ring (pos rewinds to it). */
+static int ring_batch_send(struct ring_view *r, struct ring_batch *b)
+{
+	size_t taken = 0;
 	int rc;
+
+	if (!b->n)
+		return 0;
+	rc = b->sink(b->opaque, b->ev, b->n, &taken);
+	if (!rc || taken > b->n)
+		taken = b->n;
+	if (taken < b->n)
+		r->pos = b->ev[taken].seq;
+	for (unsigned j = 0; j < b->nrej; j++)
+		if (b->rej[j].i < taken)
+			r->rejected += b->rej[j].bad;
+	r->consumed += taken;
+	b->total += (long)taken;
+	b->n = 0;
+	b->nrej = 0;
+	return rc;
+}
+
+/*
+ * Any move of pos other than past a copied event (a lap, an unfinished
+ * record) sends the batch first, so that a rewind after a sink error
+ * lands on an index the account has not passed.
+ */
+long ring_drain_batch(struct ring_view *r, ring_batch_fn *sink, void *opaque, int final,
+		      int *in_flight)
+{
+	struct ring_batch b;
+	uint64_t head, budget = 4 * r->nrecords;	/* a guest lapping us forever cannot keep us here */
+	int rc = 0;
 
 	*in_flight = 0;
 	if (r->broken)
 		return 0;
+	b.sink = sink;
+	b.opaque = opaque;
+	b.total = 0;
+	b.n = 0;
+	b.nrej = 0;
 	head = ring_read_head(r);
 	while (r->pos < head && budget--) {
-		if (ring_copy(r, r->pos, &ev)) {
+		struct ring_event *ev = &b.ev[b.n];
+		unsigned bad;
+
+		if (ring_copy(r, r->pos, ev)) {
+			if ((rc = ring_batch_send(r, &b)))
+				break;
 			if (!r->lossless && READ_ONCE(r->hdr->head) - r->pos > r->nrecords) {
 				head = ring_read_head(r);	/* lapped while we read */
 				continue;
@@ -129,27 +204,44 @@ long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final
 			r->pos++;
 			continue;
 		}
-		if (ev.flags & ~VT_REC_FLAG_IRQS_OFF) {
-			r->rejected++;
-			ev.flags &= VT_REC_FLAG_IRQS_OFF;
+		bad = ring_fix(r, ev);
+		if (bad) {
+			b.rej[b.nrej].i = (uint16_t)b.n;
+			b.rej[b.nrej++].bad = (uint16_t)bad;
 		}
-		/*
-		 * The stub writes its ring's number: a record claiming another CPU
-		 * is forged, and a number past the last CPU would make the writers
-		 * fail (trace.dat) or index past their per-CPU tables.
-		 */
-		if (ev.cpu != r->index) {
-			r->rejected++;
-			ev.cpu = (uint16_t)r->index;
-		}
-		rc = sink(opaque, &ev);
-		if (rc)
-			return rc;
 		r->pos++;
-		r->consumed++;
-		n++;
+		if (++b.n == RING_BATCH && (rc = ring_batch_send(r, &b)))
+			break;
 	}
+	if (!rc)
+		rc = ring_batch_send(r, &b);
 	if (r->lossless)
 		WRITE_ONCE(r->hdr->tail, r->pos);
-	return n;
+	return rc ? rc : b.total;
+}
+
+/* ring_batch_fn over a ring_sink_fn: one call per event. */
+struct ring_each {
+	ring_sink_fn *sink;
+	void *opaque;
+};
+
+static int ring_each_event(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+{
+	struct ring_each *e = opaque;
+
+	for (*taken = 0; *taken < n; ++*taken) {
+		int rc = e->sink(e->opaque, &ev[*taken]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final, int *in_flight)
+{
+	struct ring_each e = { sink, opaque };
+
+	return ring_drain_batch(r, ring_each_event, &e, final, in_flight);
 }

@@ -34,6 +34,15 @@ struct ring_event {
 
 /* Receives each event in ring order; returns 0 (or -errno to stop the drain). */
 typedef int ring_sink_fn(void *opaque, const struct ring_event *ev);
+/*
+ * Receives events ev[0..n) in ring order, a batch at a time; returns 0
+ * having taken them all, or -errno having taken the first *taken of them
+ * (the drain stops; the rest stay in the ring for the next one).
+ */
+typedef int ring_batch_fn(void *opaque, const struct ring_event *ev, size_t n, size_t *taken);
+
+/* Events per batch: one sink call (one lock) per this many, on the stack. */
+#define RING_BATCH 256
 
 struct ring_view {
 	struct vt_ring_hdr *hdr;	/* in guest-shared memory */
@@ -70,5 +79,8 @@ void ring_view_destroy(struct ring_view *r);
  * reached the sink, or -errno from the sink. Call with r->lock held.
  */
 long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final, int *in_flight);
+/* ring_drain, handing the events on in batches of up to RING_BATCH. */
+long ring_drain_batch(struct ring_view *r, ring_batch_fn *sink, void *opaque, int final,
+		      int *in_flight);
 
 #endif

@@ -16,18 +16,6 @@ static const struct trace_dat_field dat_common_fields[] = {
 	{ "int common_pid", 4, 4, 1 },
 };
 
-static void dat_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void dat_put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ftrace:function, the function tracer's entry event. */
 static const struct trace_dat_field dat_function_fields[] = {
 	{ "unsigned long ip", 8, 8, 0 },
@@ -36,8 +24,8 @@ static const struct trace_dat_field dat_function_fields[] = {
 
 static void dat_function_encode(const struct ring_event *ev, uint8_t *payload)
 {
-	dat_put_le64(payload + 8, ev->func);
-	dat_put_le64(payload + 16, ev->parent);
+	trace_dat_put_le64(payload + 8, ev->func);
+	trace_dat_put_le64(payload + 16, ev->parent);
 }
 
 /*
@@ -58,12 +46,12 @@ static const struct trace_dat_field dat_pio_fields[] = {
 static void dat_pio_encode(const struct ring_event *ev, uint8_t *p)
 {
 	p[2] = 0;
-	dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
-	dat_put_le32(p + 12, (uint32_t)(ev->parent & 0xffff));
-	dat_put_le32(p + 16, (uint32_t)(ev->parent >> 16 & 0xff));
-	dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
-	dat_put_le32(p + 24, (uint32_t)ev->arg);
-	dat_put_le64(p + 32, ev->func);
+	trace_dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
+	trace_dat_put_le32(p + 12, (uint32_t)(ev->parent & 0xffff));
+	trace_dat_put_le32(p + 16, (uint32_t)(ev->parent >> 16 & 0xff));
+	trace_dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
+	trace_dat_put_le32(p + 24, (uint32_t)ev->arg);
+	trace_dat_put_le64(p + 32, ev->func);
 }
 
 static const struct trace_dat_field dat_mmio_fields[] = {
@@ -74,11 +62,11 @@ static const struct trace_dat_field dat_mmio_fields[] = {
 static void dat_mmio_encode(const struct ring_event *ev, uint8_t *p)
 {
 	p[2] = 0;
-	dat_put_le32(p + 8, (ev->flags & VMEV_FLAG_WRITE) ? 2 : 1);	/* KVM_TRACE_MMIO_WRITE, _READ */
-	dat_put_le32(p + 12, (ev->flags & 0xff) >> VMEV_LEN_SHIFT);
-	dat_put_le64(p + 16, ev->parent);
-	dat_put_le64(p + 24, ev->arg);
-	dat_put_le64(p + 32, ev->func);
+	trace_dat_put_le32(p + 8, (ev->flags & VMEV_FLAG_WRITE) ? 2 : 1);	/* KVM_TRACE_MMIO_WRITE, _READ */
+	trace_dat_put_le32(p + 12, (ev->flags & 0xff) >> VMEV_LEN_SHIFT);
+	trace_dat_put_le64(p + 16, ev->parent);
+	trace_dat_put_le64(p + 24, ev->arg);
+	trace_dat_put_le64(p + 32, ev->func);
 }
 
 static const struct trace_dat_field dat_msr_fields[] = {
@@ -89,11 +77,11 @@ static const struct trace_dat_field dat_msr_fields[] = {
 static void dat_msr_encode(const struct ring_event *ev, uint8_t *p)
 {
 	p[2] = 0;
-	dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
-	dat_put_le32(p + 12, (uint32_t)ev->parent);
-	dat_put_le64(p + 16, ev->arg);
+	trace_dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
+	trace_dat_put_le32(p + 12, (uint32_t)ev->parent);
+	trace_dat_put_le64(p + 16, ev->arg);
 	p[24] = !!(ev->flags & VMEV_FLAG_GP);
-	dat_put_le64(p + 32, ev->func);
+	trace_dat_put_le64(p + 32, ev->func);
 }
 
 static const struct trace_dat_field dat_exit_fields[] = {
@@ -103,8 +91,8 @@ static const struct trace_dat_field dat_exit_fields[] = {
 static void dat_exit_encode(const struct ring_event *ev, uint8_t *p)
 {
 	p[2] = 0;
-	dat_put_le32(p + 8, (uint32_t)ev->parent);
-	dat_put_le64(p + 16, ev->func);
+	trace_dat_put_le32(p + 8, (uint32_t)ev->parent);
+	trace_dat_put_le64(p + 16, ev->func);
 }
 
 static const struct trace_dat_field dat_cpuid_fields[] = {
@@ -116,12 +104,12 @@ static const struct trace_dat_field dat_cpuid_fields[] = {
 static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p)
 {
 	p[2] = 0;
-	dat_put_le32(p + 8, (uint32_t)ev->func);
-	dat_put_le32(p + 12, (uint32_t)(ev->func >> 32));
-	dat_put_le32(p + 16, (uint32_t)ev->parent);
-	dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
-	dat_put_le32(p + 24, (uint32_t)ev->arg);
-	dat_put_le32(p + 28, (uint32_t)(ev->arg >> 32));
+	trace_dat_put_le32(p + 8, (uint32_t)ev->func);
+	trace_dat_put_le32(p + 12, (uint32_t)(ev->func >> 32));
+	trace_dat_put_le32(p + 16, (uint32_t)ev->parent);
+	trace_dat_put_le32(p + 20, (uint32_t)(ev->parent >> 32));
+	trace_dat_put_le32(p + 24, (uint32_t)ev->arg);
+	trace_dat_put_le32(p + 28, (uint32_t)(ev->arg >> 32));
 }
 
 #define DAT_EXIT_NAMES "{ 0, \"UNKNOWN\" }, { 1, \"EXCEPTION\" }, { 2, \"IO\" }, { 3, \"HYPERCALL\" }, " \

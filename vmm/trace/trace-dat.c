@@ -4,9 +4,9 @@
  * trace-cmd.dat.v6(5) page describes it, holding the kernel's ring-buffer
  * pages. Everything before the CPU data is known at open and written then;
  * the per-CPU data must be contiguous per CPU in the file, so each CPU's
- * finished pages wait in a temporary file until close, which writes the
- * options, the offsets and the pages. Offsets count the bytes this writer
- * wrote, so out need not be seekable (a pipe works).
+ * finished pages wait in the page store (trace-dat-pages.c) until close,
+ * which writes the options, the offsets and the pages. Offsets count the
+ * bytes this writer wrote, so out need not be seekable (a pipe works).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "vmm/trace/trace-dat.h"
+#include "vmm/trace/trace-dat-pages.h"
 
 /* The ring buffer's event header: 5-bit type_len, 27-bit time_delta. */
 #define DAT_TYPE_LEN_MAX	28u	/* data events: type_len * 4 payload bytes */
@@ -44,10 +45,8 @@ static const char dat_header_event[] =
 	"\tdata max type_len  == 28\n";
 
 struct dat_cpu {
-	FILE *pages;		/* finished pages, in order */
-	uint8_t page[TRACE_DAT_PAGE_SIZE];
+	uint8_t *page;		/* the page being filled, in the page store; NULL: none */
 	size_t used;		/* data bytes in page (its commit) */
-	int open;		/* page holds a timestamp and maybe events */
 	uint64_t last_ns;	/* time of the last event written to page */
 	uint64_t npages, nevents;
 };
@@ -60,6 +59,8 @@ struct trace_writer {
 	int failed;
 	struct trace_meta meta;
 	struct dat_cpu *cpus;
+	struct trace_dat_pages *pages;
+	struct trace_dat_ns ns;
 };
 
 static void dat_write(struct trace_writer *w, const void *p, size_t n)
@@ -223,46 +224,48 @@ static int dat_write_head(struct trace_writer *w)
 	return rc;
 }
 
-static int dat_page_finish(struct dat_cpu *c)
+static void dat_page_finish(struct trace_writer *w, unsigned cpu)
 {
-	uint64_t commit = c->used;
+	struct dat_cpu *c = &w->cpus[cpu];
 
-	for (int i = 0; i < 8; i++)
-		c->page[8 + i] = (uint8_t)(commit >> (8 * i));
-	memset(c->page + TRACE_DAT_PAGE_HDR + c->used, 0, TRACE_DAT_PAGE_DATA - c->used);
-	c->open = 0;
+	trace_dat_put_le64(c->page + 8, c->used);	/* the rest of the page is zero since its start */
+	trace_dat_pages_commit(w->pages, cpu);
+	c->page = NULL;
 	c->npages++;
-	if (fwrite(c->page, 1, sizeof(c->page), c->pages) != sizeof(c->page))
-		return -(errno ? errno : EIO);
+}
+
+static int dat_page_start(struct trace_writer *w, unsigned cpu, uint64_t ns)
+{
+	struct dat_cpu *c = &w->cpus[cpu];
+	int rc;
+
+	c->page = trace_dat_pages_open(w->pages, cpu, &rc);
+	if (!c->page)
+		return rc;
+	/* Zero once per page, not per event: padding and unwritten fields read 0. */
+	memset(c->page, 0, TRACE_DAT_PAGE_SIZE);
+	trace_dat_put_le64(c->page, ns);
+	c->used = 0;
+	c->last_ns = ns;
 	return 0;
 }
 
-static void dat_page_start(struct dat_cpu *c, uint64_t ns)
-{
-	for (int i = 0; i < 8; i++)
-		c->page[i] = (uint8_t)(ns >> (8 * i));
-	c->used = 0;
-	c->open = 1;
-	c->last_ns = ns;
-}
-
 /* Appends one ring-buffer event header: type_len in the low 5 bits. */
-static void dat_page_put_header(struct dat_cpu *c, unsigned type_len, uint64_t delta, uint32_t array)
+static inline void dat_page_put_header(struct dat_cpu *c, unsigned type_len, uint64_t delta, uint32_t array)
 {
 	uint32_t h = type_len | (uint32_t)(delta << 5);
 	uint8_t *p = c->page + TRACE_DAT_PAGE_HDR + c->used;
 	int n = type_len == DAT_TYPE_TIME_EXTEND || type_len == 0 ? 8 : 4;
 
-	for (int i = 0; i < 4; i++) {
-		p[i] = (uint8_t)(h >> (8 * i));
-		p[4 + i] = (uint8_t)(array >> (8 * i));
-	}
+	trace_dat_put_le32(p, h);
+	trace_dat_put_le32(p + 4, array);
 	c->used += n;
 }
 
-static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
+static int dat_cpu_event(struct trace_writer *w, unsigned cpu, const struct trace_dat_event *e,
 			 const struct ring_event *ev, uint64_t ns)
 {
+	struct dat_cpu *c = &w->cpus[cpu];
 	/* Payloads of up to 112 bytes fit type_len; longer ones give their length in array[0]. */
 	unsigned len = (e->size + 3) & ~3u;
 	unsigned type_len = len / 4 <= DAT_TYPE_LEN_MAX ? len / 4 : 0;
@@ -273,7 +276,7 @@ static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
 
 	if (need > TRACE_DAT_PAGE_DATA)
 		return -EMSGSIZE;	/* a table entry larger than a page: never fits */
-	if (c->open) {
+	if (c->page) {
 		/* Time going back, or a gap no extend holds: a new page states the time itself. */
 		if (ns < c->last_ns || ns - c->last_ns >= (1ull << DAT_EXTEND_BITS))
 			need = TRACE_DAT_PAGE_DATA + 1;
@@ -281,14 +284,13 @@ static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
 			delta = ns - c->last_ns;
 		if (delta >= (1ull << DAT_DELTA_BITS))
 			need += 8;
-		if (c->used + need > TRACE_DAT_PAGE_DATA) {
-			rc = dat_page_finish(c);
-			if (rc)
-				return rc;
-		}
+		if (c->used + need > TRACE_DAT_PAGE_DATA)
+			dat_page_finish(w, cpu);
 	}
-	if (!c->open) {
-		dat_page_start(c, ns);
+	if (!c->page) {
+		rc = dat_page_start(w, cpu, ns);
+		if (rc)
+			return rc;
 		delta = 0;
 	}
 	if (delta >= (1ull << DAT_DELTA_BITS)) {
@@ -299,10 +301,11 @@ static int dat_cpu_event(struct dat_cpu *c, const struct trace_dat_event *e,
 	/* With type_len set the payload starts at array[0], which it overwrites. */
 	dat_page_put_header(c, type_len, delta, len + 4);
 	payload = c->page + TRACE_DAT_PAGE_HDR + c->used;
-	memset(payload, 0, len);
+	/* The page is zero past used but for array[0], which the common fields overwrite. */
 	payload[0] = (uint8_t)e->id;
 	payload[1] = (uint8_t)(e->id >> 8);
 	payload[2] = (ev->flags & VT_REC_FLAG_IRQS_OFF) ? TRACE_DAT_FLAG_IRQS_OFF : 0;
+	payload[3] = 0;
 	e->encode(ev, payload);
 	c->used += len;
 	c->last_ns = ns;
@@ -321,8 +324,7 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 				    ev->cpu, w->meta.ncpus);
 		return w->failed;
 	}
-	rc = dat_cpu_event(&w->cpus[ev->cpu], trace_dat_event_pick(ev), ev,
-			   trace_meta_ns(&w->meta, ev->tsc));
+	rc = dat_cpu_event(w, ev->cpu, trace_dat_event_pick(ev), ev, trace_dat_ns(&w->ns, ev->tsc));
 	if (rc)
 		w->failed = err_set(&w->err, -rc, "trace.dat: buffering CPU %u's pages: %s",
 				    ev->cpu, strerror(-rc));
@@ -331,9 +333,7 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 
 static void dat_free(struct trace_writer *w)
 {
-	for (unsigned i = 0; w->cpus && i < w->meta.ncpus; i++)
-		if (w->cpus[i].pages)
-			fclose(w->cpus[i].pages);
+	trace_dat_pages_free(w->pages);
 	free(w->cpus);
 	free(w);
 }
@@ -351,19 +351,11 @@ static int dat_open(struct trace_writer **out_w, FILE *out, const struct trace_m
 		return err_set(err, ENOMEM, "out of memory for the trace.dat writer");
 	w->out = out;
 	w->meta = *meta;
+	trace_dat_ns_init(&w->ns, meta);
 	w->cpus = calloc(meta->ncpus, sizeof(*w->cpus));
-	if (!w->cpus) {
+	if (!w->cpus || trace_dat_pages_new(&w->pages, meta->ncpus)) {
 		dat_free(w);
 		return err_set(err, ENOMEM, "out of memory for %u CPUs' trace pages", meta->ncpus);
-	}
-	for (unsigned i = 0; i < meta->ncpus; i++) {
-		w->cpus[i].pages = tmpfile();
-		if (!w->cpus[i].pages) {
-			rc = errno ? errno : EIO;
-			dat_free(w);
-			return err_set(err, rc, "trace.dat: temporary file for CPU %u's pages: %s",
-				       i, strerror(rc));
-		}
 	}
 	rc = dat_write_head(w);
 	if (rc || w->error) {
@@ -408,10 +400,16 @@ static void dat_write_cpustats(struct trace_writer *w, const struct trace_stats 
 }
 
 /* Options, then the flyrecord offsets, padding to a page, each CPU's pages. */
+/* trace_dat_put_fn: the pages go out through dat_write, which counts them. */
+static void dat_put_pages(void *opaque, const void *buf, size_t len)
+{
+	dat_write(opaque, buf, len);
+}
+
 static int dat_write_tail(struct trace_writer *w, const struct trace_stats *st)
 {
 	uint64_t off;
-	char buf[TRACE_DAT_PAGE_SIZE];
+	int rc;
 
 	dat_write(w, "options  ", 10);
 	/* ns since the guest started, which report prints as seconds.microseconds. */
@@ -428,17 +426,9 @@ static int dat_write_tail(struct trace_writer *w, const struct trace_stats *st)
 		off += size;
 	}
 	dat_write_zeros(w, (TRACE_DAT_PAGE_SIZE - w->pos % TRACE_DAT_PAGE_SIZE) % TRACE_DAT_PAGE_SIZE);
-	for (unsigned i = 0; i < w->meta.ncpus && !w->error; i++) {
-		FILE *f = w->cpus[i].pages;
-
-		if (fflush(f) || fseek(f, 0, SEEK_SET))
-			return -(errno ? errno : EIO);
-		for (uint64_t p = 0; p < w->cpus[i].npages && !w->error; p++) {
-			if (fread(buf, 1, sizeof(buf), f) != sizeof(buf))
-				return -(errno ? errno : EIO);
-			dat_write(w, buf, sizeof(buf));
-		}
-	}
+	for (unsigned i = 0; i < w->meta.ncpus && !w->error; i++)
+		if ((rc = trace_dat_pages_put(w->pages, i, dat_put_pages, w)))
+			return rc;
 	if (!w->error && fflush(w->out))
 		w->error = errno ? errno : EIO;
 	return w->error ? -w->error : 0;
@@ -457,8 +447,8 @@ static int dat_close(struct trace_writer *w, const struct trace_stats *st, struc
 	if (rc && err)
 		*err = w->err;
 	for (unsigned i = 0; i < w->meta.ncpus && !rc; i++)
-		if (w->cpus[i].open && (rc = dat_page_finish(&w->cpus[i])))
-			err_set(err, -rc, "trace.dat: buffering CPU %u's pages: %s", i, strerror(-rc));
+		if (w->cpus[i].page)
+			dat_page_finish(w, i);
 	if (!rc && (rc = dat_write_tail(w, st)))
 		err_set(err, -rc, "writing the trace.dat CPU data: %s", strerror(-rc));
 	dat_free(w);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "vmm/trace/ring.h"
 #include "vmm/trace/writer.h"
@@ -30,6 +31,67 @@ extern const struct trace_writer_ops trace_writer_dat;
 /* Every event starts with the kernel's common fields (struct trace_entry). */
 #define TRACE_DAT_COMMON_SIZE	8u
 #define TRACE_DAT_FLAG_IRQS_OFF	0x01	/* common_flags: TRACE_FLAG_IRQS_OFF */
+
+/* Little-endian stores: one store each on a little-endian host. */
+static inline void trace_dat_put_le32(uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);
+#else
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+#endif
+}
+
+static inline void trace_dat_put_le64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	trace_dat_put_le32(p, (uint32_t)v);
+	trace_dat_put_le32(p + 4, (uint32_t)(v >> 32));
+#endif
+}
+
+/*
+ * trace_meta_ns() without its 128-bit division per event: n / khz as a
+ * multiply by a reciprocal (Granlund and Montgomery, "Division by
+ * invariant integers using multiplication", 1994, figure 4.1), exact for
+ * every 64-bit n, so the times are those of the text writer to the ns.
+ */
+struct trace_dat_ns {
+	uint64_t base;		/* meta->tsc_base */
+	uint64_t magic;
+	unsigned sh1, sh2;
+	struct trace_meta meta;	/* for ticks * 10^6 past 64 bits (hours of trace) */
+};
+
+static inline void trace_dat_ns_init(struct trace_dat_ns *c, const struct trace_meta *m)
+{
+	uint64_t d = m->tsc_khz ? m->tsc_khz : 1000000;
+	unsigned l = 0;
+
+	while (l < 64 && (1ull << l) < d)
+		l++;	/* ceil(log2 d) */
+	c->base = m->tsc_base;
+	c->magic = (uint64_t)((((unsigned __int128)1 << l) - d) * ((unsigned __int128)1 << 64) / d) + 1;
+	c->sh1 = l < 1 ? l : 1;
+	c->sh2 = l > 1 ? l - 1 : 0;
+	c->meta = *m;
+}
+
+static inline uint64_t trace_dat_ns(const struct trace_dat_ns *c, uint64_t tsc)
+{
+	uint64_t ticks = tsc > c->base ? tsc - c->base : 0, n, t;
+
+	if (ticks > UINT64_MAX / 1000000u)
+		return trace_meta_ns(&c->meta, tsc);
+	n = ticks * 1000000u;
+	t = (uint64_t)(((unsigned __int128)c->magic * n) >> 64);
+	return (t + ((n - t) >> c->sh1)) >> c->sh2;
+}
 
 /* One field line of a format text. */
 struct trace_dat_field {

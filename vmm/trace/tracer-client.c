@@ -29,28 +29,71 @@ static const struct route *route_find(const struct route_table *rt, uint64_t va)
 	return NULL;
 }
 
-/* ring_sink_fn: hands an event to every client holding its slot. */
-int tracer_route(void *opaque, const struct ring_event *ev)
+static uint64_t route_clients(const struct route_table *rt, uint64_t va)
 {
-	struct tracer *t = opaque;
-	const struct route *r;
-	uint64_t max = atomic_load(&t->max_tsc);
+	const struct route *r = route_find(rt, va);
+
+	return r ? r->clients : 0;
+}
+
+/* Hands ev[0..n) to every client in mask, each as one batch. */
+static int route_deliver(struct tracer *t, uint64_t mask, const struct ring_event *ev, size_t n)
+{
+	size_t taken;
 	int rc = 0;
 
-	while (ev->tsc > max && !atomic_compare_exchange_weak(&t->max_tsc, &max, ev->tsc))
-		;
-	atomic_fetch_add(&t->events, 1);
-	urcu_memb_read_lock();
-	r = route_find(rcu_dereference(t->routes), ev->func);
-	if (!r || !r->clients)
-		atomic_fetch_add(&t->unrouted, 1);
-	for (uint64_t m = r ? r->clients : 0; m && !rc; m &= m - 1) {
-		struct trace_client *c = rcu_dereference(t->clients[__builtin_ctzll(m)]);
+	if (!mask)
+		atomic_fetch_add(&t->unrouted, n);
+	for (; mask && !rc; mask &= mask - 1) {
+		struct trace_client *c = rcu_dereference(t->clients[__builtin_ctzll(mask)]);
 
 		if (c)
-			rc = trace_buf_add(&c->buf, ev);
+			rc = trace_buf_add_batch(&c->buf, ev, n, &taken);
+	}
+	return rc;
+}
+
+/*
+ * ring_batch_fn: hands each event to every client holding its slot. The
+ * batch goes out in runs of events bound for the same clients, so a
+ * client's buffer is locked once per run (with one client holding every
+ * slot, once per batch), and the shared counters move once per batch.
+ * On an error the run that failed and the rest stay in the ring; clients
+ * of that run that did take it get it again (as one event did before).
+ */
+int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+{
+	struct tracer *t = opaque;
+	const struct route_table *rt;
+	uint64_t max = atomic_load(&t->max_tsc), newest = 0, mask = 0;
+	size_t start = 0;
+	int rc = 0;
+
+	*taken = 0;
+	if (!n)
+		return 0;
+	urcu_memb_read_lock();
+	rt = rcu_dereference(t->routes);
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t m = route_clients(rt, ev[i].func);
+
+		if (i && m != mask) {
+			rc = route_deliver(t, mask, ev + start, i - start);
+			start = rc ? start : i;
+		}
+		mask = m;
+	}
+	if (!rc) {
+		rc = route_deliver(t, mask, ev + start, n - start);
+		start = rc ? start : n;
 	}
 	urcu_memb_read_unlock();
+	*taken = start;
+	for (size_t i = 0; i < start; i++)
+		newest = ev[i].tsc > newest ? ev[i].tsc : newest;
+	while (newest > max && !atomic_compare_exchange_weak(&t->max_tsc, &max, newest))
+		;
+	atomic_fetch_add(&t->events, start);
 	return rc;
 }
 

@@ -102,7 +102,7 @@ struct tracer {
 
 /* tracer-run.c */
 void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
-/* Drains every ring once (ring_sink: the router); returns 1 if one stopped at a record in flight. */
+/* Drains every ring once (into the router); returns 1 if one stopped at a record in flight. */
 int tracer_drain_all(struct tracer *t, int final);
 int tracer_consumer_start(struct tracer *t, struct errbuf *err);
 void tracer_consumer_stop(struct tracer *t);
@@ -117,7 +117,8 @@ bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
 void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc);
 
 /* tracer-client.c */
-int tracer_route(void *opaque, const struct ring_event *ev);
+/* ring_batch_fn: hands a ring's events to the clients holding their slots. */
+int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *taken);
 
 /* tracer-vmev.c */
 /* Probes what the host offers of cfg->events, sets up the MSR filter; warns once for the rest. */

@@ -28,7 +28,7 @@ int tracer_drain_all(struct tracer *t, int final)
 		struct ring_view *r = &t->rings[i];
 
 		pthread_mutex_lock(&r->lock);
-		ring_drain(r, tracer_route, t, final, &in_flight);
+		ring_drain_batch(r, tracer_route, t, final, &in_flight);
 		pthread_mutex_unlock(&r->lock);
 		any |= in_flight;
 	}
@@ -56,7 +56,7 @@ void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, u
 	atomic_fetch_add(&t->doorbells, 1);
 	pthread_mutex_lock(&t->rings[ring].lock);
 	t->rings[ring].doorbells++;
-	ring_drain(&t->rings[ring], tracer_route, t, 0, &in_flight);
+	ring_drain_batch(&t->rings[ring], tracer_route, t, 0, &in_flight);
 	pthread_mutex_unlock(&t->rings[ring].lock);
 }
 
