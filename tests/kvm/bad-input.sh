@@ -148,10 +148,6 @@ done
 bad "--msr past KVM's 16 filter ranges" "--msr: at most 14 ranges besides the default ones" \
 	"$LEAN_BZIMAGE" --event kvm:msr --msr 1,2,3,4,5,6,7,8,9,10 --msr 11,12,13,14,15
 bad "--msr without kvm:msr" "--msr needs --event kvm:msr" "$LEAN_BZIMAGE" --event kvm:pio --msr 0x10
-bad "--event to Perfetto (by -o's name)" "--event: the perfetto format cannot hold VM events yet" \
-	"$LEAN_BZIMAGE" --event 'kvm:*' -o "$TMPD/x.perfetto"
-bad "--event to Perfetto" "--event: the perfetto format cannot hold VM events yet" \
-	"$LEAN_BZIMAGE" --trace start_kernel --event kvm:pio --format perfetto
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
 bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \
@@ -200,8 +196,6 @@ ctl_bad "stop: no SOCKET" "usage: vmmtrace stop SOCKET" stop
 ctl_bad "attach: no such socket" "vmmtrace attach: cannot connect to '/nonexistent'" attach /nonexistent --trace foo
 ctl_bad "attach: an unknown --event" "vmmtrace attach: --event 'kvm:nope' matches no event" \
 	attach /nonexistent --event kvm:nope
-ctl_bad "attach: --event to Perfetto" "vmmtrace attach: --event: the perfetto format cannot hold VM events yet" \
-	attach /nonexistent --event kvm:pio -o "$TMPD/a.pftrace"
 
 echo "== Ctrl-C during a boot"
 # earlyprintk: the console starts at the first instruction, not ~10 s later.

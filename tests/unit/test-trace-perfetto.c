@@ -19,6 +19,7 @@
 #include "tests/unit/perfetto/decode.h"
 #include "vmm/trace/protobuf.h"
 #include "vmm/trace/trace-perfetto.h"
+#include "vmm/trace/vmevent.h"
 
 #define KT 0xffffffff81000000ull
 #define NSYMS 300		/* fn_000 .. fn_299, 0x100 bytes each, then _etext */
@@ -276,7 +277,8 @@ static struct synth_ev *synth_make(size_t n, unsigned ncpus)
 		tsc += rnd() % 3000;
 		s[i].ev.tsc = tsc;
 		s[i].ev.cpu = (uint16_t)(rnd() % ncpus);
-		s[i].ev.flags = (uint16_t)rnd();	/* only irqs-off (bit 0) is shown */
+		/* Only irqs-off (bit 0) is shown; bit 15 would make it a VM event. */
+		s[i].ev.flags = (uint16_t)rnd() & 0x7fff;
 		s[i].ev.seq = i;
 		synth_func(&s[i]);
 		synth_parent(&s[i]);
@@ -448,7 +450,8 @@ static void test_trace_roundtrip(void)
 	CHECK(t->names.entries == distinct(s, n, 0) && t->strings.entries == distinct(s, n, 1),
 	      "interning: each function and each return address named once (%zu names, %zu callers)",
 	      t->names.entries, t->strings.entries);
-	CHECK(t->cats.entries == 2 && t->annots.entries == 2, "interned: 2 categories, 2 annotation names");
+	CHECK(t->cats.entries == 2 && t->annots.entries == 3,
+	      "interned: 2 categories, 3 annotation names (parent, irqs_off, args)");
 	printf("INFO: %zu events in %zu bytes, %.1f bytes per event\n", n, len, (double)len / n);
 	dec_trace_free(t);
 	free(t);
@@ -514,6 +517,65 @@ static void test_kinds(void)
 	free(text);
 }
 
+/*
+ * VM events through the writer's event(), as the tracer and report hand
+ * them over: instants named after their kind, category kvm, their fields
+ * and guest RIP in an "args" annotation.
+ */
+static void test_vm_events(void)
+{
+	struct trace_meta meta = synth_meta(1, &syms);
+	struct ring_event pio = {
+		.tsc = TSC_BASE + 2500, .func = KT + 0x116, .cpu = 0,
+		.flags = vmev_flags(VMEV_PIO, VMEV_FLAG_WRITE),
+		.parent = 0x3f8 | 1u << 16 | 1ull << 32, .arg = 'A',
+	};
+	struct ring_event msr = {
+		.tsc = TSC_BASE + 5000, .func = 0x1234, .cpu = 0,
+		.flags = vmev_flags(VMEV_MSR, VMEV_FLAG_WRITE), .parent = 0x4b564d01, .arg = 0x19a2001,
+	};
+	struct ring_event fn = { .tsc = TSC_BASE + 7500, .func = KT + 0x100, .parent = KT + 0x205 };
+	struct ring_event odd = { .tsc = TSC_BASE + 9000, .flags = vmev_flags(0x7f, 0) };
+	struct dec_trace *t = calloc(1, sizeof(*t));
+	struct errbuf err = { "" };
+	struct trace_writer *w = NULL;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!t || !f || trace_writer_perfetto.open(&w, f, &meta, &err)) {
+		CHECK(0, "vm events: set-up [%s]", err.msg);
+		return;
+	}
+	CHECK(trace_writer_perfetto.event(w, &pio) == 0 && trace_writer_perfetto.event(w, &msr) == 0 &&
+	      trace_writer_perfetto.event(w, &fn) == 0 && trace_writer_perfetto.event(w, &odd) == 0,
+	      "vm events: a port write, an MSR write, a function entry, an unknown kind");
+	CHECK(trace_writer_perfetto.close(w, NULL, &err) == 0, "vm events: close [%s]", err.msg);
+	fclose(f);
+	CHECK(dec_trace_parse(t, (uint8_t *)text, size) == 0 && t->nev == 4, "vm events: parses, 4 events [%s]",
+	      t->why);
+	if (t->nev == 4) {
+		const struct dec_event *e = t->ev;
+
+		CHECK(e[0].type == 3 && !strcmp(e[0].name, "kvm:pio") && !strcmp(e[0].category, "kvm") &&
+		      e[0].ts == 1000 && e[0].cpu == 0 && !e[0].has_parent && e[0].args &&
+		      !strcmp(e[0].args, "pio_write at 0x3f8 size 1 count 1 val 0x41 [fn_001+0x16]"),
+		      "kvm:pio: an instant at 1000 ns with its fields and symbolised RIP (%s)",
+		      e[0].args ? e[0].args : "no args");
+		CHECK(!strcmp(e[1].name, "kvm:msr") && e[1].args &&
+		      !strcmp(e[1].args, "msr_write 4b564d01 = 0x19a2001 [0x1234]"),
+		      "kvm:msr: the host tracepoint's fields, an unknown RIP in hex (%s)",
+		      e[1].args ? e[1].args : "no args");
+		CHECK(!strcmp(e[2].name, "fn_001") && !strcmp(e[2].category, "function") && !e[2].args,
+		      "the function entry between them stays a function instant");
+		CHECK(!strcmp(e[3].name, "kvm:unknown") && !strcmp(e[3].category, "kvm"),
+		      "a kind out of range (a damaged raw file) is kvm:unknown, not dropped");
+	}
+	dec_trace_free(t);
+	free(t);
+	free(text);
+}
+
 /* A full disk: the first failed write is returned, then again, then by close. */
 static void test_errors(void)
 {
@@ -567,6 +629,7 @@ int main(int argc, char **argv)
 	test_nested_lengths();
 	test_trace_roundtrip();
 	test_kinds();
+	test_vm_events();
 	test_errors();
 	symtab_destroy(&syms);
 	return check_exit();

@@ -14,6 +14,7 @@
 
 #include "vmm/trace/protobuf.h"
 #include "vmm/trace/trace-perfetto.h"
+#include "vmm/trace/vmevent.h"
 
 /*
  * Field numbers and enum values of Perfetto's public protos, as published
@@ -49,6 +50,7 @@ enum {
 	/* track_event/debug_annotation.proto, message DebugAnnotation */
 	PF_ANNOT_NAME_IID = 1,		/* uint64 name_iid (DebugAnnotationName) */
 	PF_ANNOT_BOOL = 2,		/* bool bool_value */
+	PF_ANNOT_STRING = 6,		/* string string_value */
 	PF_ANNOT_STRING_IID = 17,	/* uint64 string_value_iid (debug_annotation_string_values) */
 
 	/* track_event/track_descriptor.proto, message TrackDescriptor */
@@ -85,15 +87,16 @@ enum {
 
 /* Interned once in the first packet; the iids the events use. */
 enum { PERFETTO_CAT_FUNCTION = 1, PERFETTO_CAT_KVM = 2 };
-enum { PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2 };
+enum { PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2, PERFETTO_ANN_ARGS = 3 };
 static const char *const perfetto_categories[] = { "function", "kvm" };
-static const char *const perfetto_annotations[] = { "parent", "irqs_off" };
+static const char *const perfetto_annotations[] = { "parent", "irqs_off", "args" };
 
 /* Where an event's name comes from. */
 enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
 /* Which annotations an event carries (bits). */
 #define PERFETTO_WITH_PARENT	0x1
 #define PERFETTO_WITH_IRQS_OFF	0x2
+#define PERFETTO_WITH_ARGS	0x4	/* the event's fields as text (VM events) */
 
 static const struct perfetto_kind_desc {
 	uint8_t type;		/* TrackEvent.Type */
@@ -107,7 +110,8 @@ static const struct perfetto_kind_desc {
 					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
 	/* An end closes the innermost open slice of its track: no name needed. */
 	[TRACE_PERFETTO_FUNC_END] = { PF_TYPE_SLICE_END, PERFETTO_NAME_NONE, 0, 0 },
-	[TRACE_PERFETTO_VM_EVENT] = { PF_TYPE_INSTANT, PERFETTO_NAME_GIVEN, PERFETTO_CAT_KVM, 0 },
+	[TRACE_PERFETTO_VM_EVENT] = { PF_TYPE_INSTANT, PERFETTO_NAME_GIVEN, PERFETTO_CAT_KVM,
+				      PERFETTO_WITH_ARGS },
 };
 
 /* An open-addressed map from a 64-bit key (an address) to its iid. */
@@ -319,6 +323,7 @@ struct perfetto_names {
 	uint64_t name_iid, caller_iid;
 	const char *new_name, *new_caller;
 	char name_buf[32], caller_buf[32];
+	const char *args;		/* PERFETTO_WITH_ARGS: the fields as text */
 };
 
 static int perfetto_resolve(struct trace_writer *w, const struct perfetto_kind_desc *k,
@@ -380,17 +385,24 @@ static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kin
 		protobuf_put_uint(b, PF_EVENT_NAME_IID, n->name_iid);
 	if (k->with & PERFETTO_WITH_PARENT)
 		perfetto_put_annotation(b, PERFETTO_ANN_PARENT, PF_ANNOT_STRING_IID, n->caller_iid);
+	if ((k->with & PERFETTO_WITH_ARGS) && n->args) {
+		size_t a = protobuf_begin_message(b, PF_EVENT_ANNOTATIONS);
+
+		protobuf_put_uint(b, PF_ANNOT_NAME_IID, PERFETTO_ANN_ARGS);
+		protobuf_put_string(b, PF_ANNOT_STRING, n->args);
+		protobuf_end_message(b, a);
+	}
 	if (k->with & PERFETTO_WITH_IRQS_OFF)
 		perfetto_put_annotation(b, PERFETTO_ANN_IRQS_OFF, PF_ANNOT_BOOL,
 					!!(ev->flags & VT_REC_FLAG_IRQS_OFF));
 	protobuf_end_message(b, m);
 }
 
-int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
-			const struct ring_event *ev, const char *name)
+static int perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
+			 const struct ring_event *ev, const char *name, const char *args)
 {
 	const struct perfetto_kind_desc *k;
-	struct perfetto_names n = { 0 };
+	struct perfetto_names n = { .args = args };
 	int rc;
 
 	if ((unsigned)kind >= TRACE_PERFETTO_NKINDS)
@@ -410,6 +422,43 @@ int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
 	}
 	perfetto_put_event(w, k, ev, &n);
 	return perfetto_write_packet(w);
+}
+
+int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
+			const struct ring_event *ev, const char *name)
+{
+	return perfetto_emit(w, kind, ev, name, NULL);
+}
+
+/*
+ * A VM event: an instant named after its kind ("kvm:pio") on its vCPU's
+ * track, its fields and guest RIP as the text writer prints them after
+ * the tracepoint's name, in an "args" annotation.
+ */
+static int perfetto_vm_event(struct trace_writer *w, const struct ring_event *ev)
+{
+	static const char unknown[] = "kvm:unknown";
+	const char *name = vmev_name(vmev_kind_of(ev));
+	char text[256], args[320];
+	const char *fields = text, *colon;
+	uint64_t off;
+	const char *sym = perfetto_sym(w, ev->func, &off);
+	size_t len;
+
+	vmev_format(ev, text, sizeof(text));
+	/* The kernel's kvm_pio leaves a space for its "(...)" of a rep's values. */
+	for (len = strlen(text); len && text[len - 1] == ' '; len--)
+		text[len - 1] = 0;
+	colon = strstr(text, ": ");
+	if (colon)
+		fields = colon + 2;	/* the name is the event's own */
+	if (vmev_kind_of(ev) == VMEV_CPUID)
+		snprintf(args, sizeof(args), "%s", fields);
+	else if (sym)
+		snprintf(args, sizeof(args), "%s [%s+0x%" PRIx64 "]", fields, sym, off);
+	else
+		snprintf(args, sizeof(args), "%s [0x%" PRIx64 "]", fields, ev->func);
+	return perfetto_emit(w, TRACE_PERFETTO_VM_EVENT, ev, name ? name : unknown, args);
 }
 
 static void perfetto_free(struct trace_writer *w)
@@ -446,6 +495,8 @@ static int perfetto_open(struct trace_writer **out_w, FILE *out, const struct tr
 
 static int perfetto_event(struct trace_writer *w, const struct ring_event *ev)
 {
+	if (vmev_is(ev))
+		return perfetto_vm_event(w, ev);
 	/* The stub records entries only: each is an instant (trace-perfetto.h). */
 	return trace_perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL);
 }

@@ -17,9 +17,9 @@ extern const struct trace_writer_ops trace_writer_perfetto;
 /*
  * What an event is, which decides how it is encoded (the table in
  * trace-perfetto.c): its TrackEvent type, where its name comes from, its
- * category and its annotations. The writer's event() maps every ring event
- * to FUNC_ENTRY today; the other kinds are for returns and VM events, once
- * they are recorded, through trace_perfetto_emit().
+ * category and its annotations. The writer's event() maps every function
+ * event to FUNC_ENTRY and every VM event to VM_EVENT; the slice kinds are
+ * for returns, once they are recorded, through trace_perfetto_emit().
  */
 enum trace_perfetto_kind {
 	TRACE_PERFETTO_FUNC_ENTRY,	/* instant: a function was entered (no return recorded) */

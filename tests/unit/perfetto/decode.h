@@ -123,6 +123,7 @@ struct dec_event {
 	uint64_t ts;
 	int cpu, type, irqs_off, has_irqs, has_parent;
 	const char *name, *category, *parent;
+	char *args;		/* a VM event's "args" (string_value), owned */
 };
 
 struct dec_trace {
@@ -250,13 +251,14 @@ static const struct dec_track *dec_track_find(const struct dec_trace *t, uint64_
 	return NULL;
 }
 
-/* One DebugAnnotation: "parent" (interned string) or "irqs_off" (bool). */
+/* One DebugAnnotation: "parent" (interned string), "irqs_off" (bool) or "args" (string). */
 static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, struct dec_event *e)
 {
 	struct pbr r = pbr_of(field);
 	struct pbr_field f;
 	uint64_t name_iid = 0, str_iid = 0, bval = 0;
 	int rc, has_str = 0, has_bool = 0;
+	struct pbr_field sval = { 0 };
 	const char *name;
 
 	while ((rc = pbr_next(&r, &f)) > 0) {
@@ -266,6 +268,8 @@ static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, st
 			str_iid = f.v, has_str = 1;
 		else if (f.num == 2 && f.wire == 0)
 			bval = f.v, has_bool = 1;
+		else if (f.num == 6 && f.wire == 2)
+			sval = f;
 	}
 	name = dec_table_get(&t->annots, name_iid);
 	if (rc < 0 || !name)
@@ -277,15 +281,29 @@ static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, st
 	} else if (!strcmp(name, "irqs_off") && has_bool && bval <= 1) {
 		e->irqs_off = (int)bval;
 		e->has_irqs = 1;
+	} else if (!strcmp(name, "args") && sval.data && !e->args) {
+		if (!(e->args = strndup((const char *)sval.data, sval.len)))
+			return dec_fail(t, "out of memory");
 	} else {
 		return dec_fail(t, "annotation %s has no valid value", name);
 	}
 	return 0;
 }
 
+static int dec_track_event_into(struct dec_trace *t, const struct pbr_field *field, struct dec_event *ep);
+
 static int dec_track_event(struct dec_trace *t, const struct pbr_field *field, uint64_t ts)
 {
 	struct dec_event e = { .ts = ts, .cpu = -1 };
+	int rc = dec_track_event_into(t, field, &e);
+
+	if (rc)
+		free(e.args);	/* a kept event owns it */
+	return rc;
+}
+
+static int dec_track_event_into(struct dec_trace *t, const struct pbr_field *field, struct dec_event *e)
+{
 	struct pbr r = pbr_of(field);
 	struct pbr_field f;
 	const struct dec_track *k = NULL;
@@ -293,19 +311,19 @@ static int dec_track_event(struct dec_trace *t, const struct pbr_field *field, u
 
 	while ((rc = pbr_next(&r, &f)) > 0) {
 		if (f.num == 9 && f.wire == 0)
-			e.type = (int)f.v;
+			e->type = (int)f.v;
 		else if (f.num == 11 && f.wire == 0 && !(k = dec_track_find(t, f.v)))
 			return dec_fail(t, "an event on undescribed track %llu", (unsigned long long)f.v);
-		else if (f.num == 3 && f.wire == 0 && !(e.category = dec_table_get(&t->cats, f.v)))
+		else if (f.num == 3 && f.wire == 0 && !(e->category = dec_table_get(&t->cats, f.v)))
 			return dec_fail(t, "unknown category iid %llu", (unsigned long long)f.v);
-		else if (f.num == 10 && f.wire == 0 && !(e.name = dec_table_get(&t->names, f.v)))
+		else if (f.num == 10 && f.wire == 0 && !(e->name = dec_table_get(&t->names, f.v)))
 			return dec_fail(t, "unknown event name iid %llu", (unsigned long long)f.v);
-		else if (f.num == 4 && f.wire == 2 && dec_annotation(t, &f, &e))
+		else if (f.num == 4 && f.wire == 2 && dec_annotation(t, &f, e))
 			return -1;
 	}
-	if (rc < 0 || !k || !e.type)
+	if (rc < 0 || !k || !e->type)
 		return dec_fail(t, "a TrackEvent is malformed or has no track or type");
-	e.cpu = k->cpu;
+	e->cpu = k->cpu;
 	if (t->nev == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 1024;
 		struct dec_event *v = realloc(t->ev, cap * sizeof(*v));
@@ -315,7 +333,7 @@ static int dec_track_event(struct dec_trace *t, const struct pbr_field *field, u
 		t->ev = v;
 		t->cap = cap;
 	}
-	t->ev[t->nev++] = e;
+	t->ev[t->nev++] = *e;
 	return 0;
 }
 
@@ -393,6 +411,8 @@ static void dec_trace_free(struct dec_trace *t)
 	dec_table_free(&t->strings);
 	for (size_t i = 0; i < t->ntracks; i++)
 		free(t->tracks[i].name);
+	for (size_t i = 0; i < t->nev; i++)
+		free(t->ev[i].args);
 	free(t->ev);
 }
 
