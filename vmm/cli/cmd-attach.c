@@ -104,8 +104,20 @@ static double attach_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A failed write to the trace file (disk full, file too large, I/O error)
+ * ends this client with one line; closing the socket is the detach, so the
+ * guest and other clients go on. A raw trace keeps its complete chunks.
+ */
+static int attach_write_fail(const char *name)
+{
+	int e = errno ? errno : EIO;
+
+	return cmd_fail("attach", EXIT_TRACE_WRITE, "cannot write %s: %s", name, strerror(e));
+}
+
 /* Copies events to out until the server says END; returns 0 or an exit status. */
-static int attach_stream(int fd, FILE *out, double deadline)
+static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 {
 	static char buf[VT_CTL_MAX_PAYLOAD + 1];
 	struct vt_ctl_hdr h;
@@ -123,12 +135,13 @@ static int attach_stream(int fd, FILE *out, double deadline)
 			continue;
 		if ((rc = ctl_recv(fd, &h, buf, sizeof(buf))))
 			break;
+		errno = 0;
 		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length)
-			return cmd_fail("attach", EXIT_FAILURE_RUN, "cannot write the trace: %s", strerror(errno));
+			return attach_write_fail(name);
 		if (h.type == VT_CTL_REPLY && h.status)	/* said, but the window goes on */
 			cmd_fail("attach", 0, "%s", buf);
 		if (h.type == VT_CTL_END)
-			return fflush(out) ? EXIT_FAILURE_RUN : EXIT_OK;
+			return fflush(out) ? attach_write_fail(name) : EXIT_OK;
 	}
 	return cmd_fail("attach", EXIT_FAILURE_RUN, "the guest's control socket closed before the trace ended");
 }
@@ -142,6 +155,7 @@ int cmd_attach(int argc, char **argv)
 	struct vt_ctl_hdr h;
 	struct errbuf err;
 	FILE *out = stdout;
+	const char *name;
 	int fd, len, rc;
 
 	if ((rc = attach_parse(argc, argv, &o)))
@@ -151,6 +165,7 @@ int cmd_attach(int argc, char **argv)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "format", o.format->name);
 	if (len < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
+	name = o.output ? o.output : "the trace to stdout";
 	if (o.output && !(out = fopen(o.output, "w")))
 		return cmd_fail("attach", EXIT_BAD_INPUT, "cannot open output '%s': %s", o.output, strerror(errno));
 	sigaction(SIGINT, &sa, NULL);
@@ -160,18 +175,20 @@ int cmd_attach(int argc, char **argv)
 	if (fd < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
 	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
+	/* A write failing here fails again, and is reported, in attach_stream. */
 	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
 		if (h.type == VT_CTL_EVENTS)
-			fwrite(reply, 1, h.length, out);
+			(void)!fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {
 		close(fd);
 		return cmd_fail("attach", rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
 				"%s", rc ? "no reply from the control socket" : reply);
 	}
 	fprintf(stderr, "vmmtrace attach: %s\n", reply);
-	rc = attach_stream(fd, out, o.duration ? attach_now() + o.duration : 0);
+	rc = attach_stream(fd, out, name, o.duration ? attach_now() + o.duration : 0);
 	close(fd);
-	if (out != stdout && fclose(out))
-		rc = EXIT_FAILURE_RUN;
+	errno = 0;
+	if (out != stdout && fclose(out) && rc == EXIT_OK)
+		rc = attach_write_fail(name);
 	return rc;
 }
