@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "vmm/cli/cmd.h"
+#include "vmm/cli/fatal.h"
 #include "vmm/control/control-frame.h"
 #include "vmm/control/ctl-client.h"
 #include "vmm/trace/writer.h"
@@ -166,6 +167,7 @@ int cmd_attach(int argc, char **argv)
 	if (len < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
 	name = o.output ? o.output : "the trace to stdout";
+	fatal_signals_install("attach", o.output, o.format == trace_writer_find("raw"));
 	if (o.output && !(out = fopen(o.output, "w")))
 		return cmd_fail("attach", EXIT_BAD_INPUT, "cannot open output '%s': %s", o.output, strerror(errno));
 	sigaction(SIGINT, &sa, NULL);

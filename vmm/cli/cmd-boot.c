@@ -12,6 +12,7 @@
 
 #include "vmm/kvm/arch.h"
 #include "vmm/cli/cmd.h"
+#include "vmm/cli/fatal.h"
 #include "vmm/cli/progress.h"
 #include "vmm/cli/sandbox.h"
 #include "vmm/kvm/compat.h"
@@ -462,6 +463,8 @@ int cmd_boot(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
+	fatal_signals_install("boot", o.tcfg.n_include ? o.tcfg.output : NULL,
+			      o.tcfg.format == trace_writer_find("raw"));
 	if (image_open(o.kernel, &img, &err))
 		return boot_fail("%s", err.msg);
 	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,
