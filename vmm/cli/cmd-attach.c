@@ -29,6 +29,12 @@ static const char attach_usage[] =
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;
+/*
+ * One message's payload: a reply, or a window's bytes. Events come before
+ * the attach reply too (the raw format's header and symbols chunks, 180 KB
+ * for a real kernel), so even that first read takes a whole message.
+ */
+static char attach_buf[VT_CTL_MAX_PAYLOAD + 1];
 
 static void attach_on_signal(int sig)
 {
@@ -120,7 +126,7 @@ static int attach_write_fail(const char *name)
 /* Copies events to out until the server says END; returns 0 or an exit status. */
 static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 {
-	static char buf[VT_CTL_MAX_PAYLOAD + 1];
+	char *buf = attach_buf;
 	struct vt_ctl_hdr h;
 	int detaching = 0, rc;
 
@@ -134,7 +140,7 @@ static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 		}
 		if (poll(&p, 1, 100) <= 0)
 			continue;
-		if ((rc = ctl_recv(fd, &h, buf, sizeof(buf))))
+		if ((rc = ctl_recv(fd, &h, buf, sizeof(attach_buf))))
 			break;
 		errno = 0;
 		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length)
@@ -150,7 +156,7 @@ static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 int cmd_attach(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = attach_on_signal };
-	static char reply[4096];
+	char *reply = attach_buf;
 	char payload[VT_CTL_MAX_PAYLOAD];
 	struct attach_opts o;
 	struct vt_ctl_hdr h;
@@ -178,7 +184,7 @@ int cmd_attach(int argc, char **argv)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
 	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
 	/* A write failing here fails again, and is reported, in attach_stream. */
-	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
+	while (!(rc = ctl_recv(fd, &h, reply, sizeof(attach_buf))) && h.type != VT_CTL_REPLY)
 		if (h.type == VT_CTL_EVENTS)
 			(void)!fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {
