@@ -45,8 +45,9 @@ SOCK=$TMPD/vt.sock
 echo "soak: $MINUTES minutes on $CPUS vCPUs, files in $TMPD ($(date -u '+%F %T UTC'), $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null))"
 
 # The markloop runs well past the soak; `vmmtrace stop` ends the guest.
+# The boot itself records the marker, raw, for the whole soak (~1 MB a minute).
 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus $CPUS --control "$SOCK" \
-	--buffer-size 4K --console "$TMPD/console" </dev/null \
+	--trace $MARKER -o "$TMPD/boot.raw" --buffer-size 4K --console "$TMPD/console" </dev/null \
 	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$((MINUTES * 60 + 3600))" \
 	2>"$TMPD/boot.err" &
 vt=$!
