@@ -40,17 +40,25 @@ for f in "$VMMTRACE" "$LEAN_BZIMAGE" "$INITRAMFS"; do
 	[ -e "$f" ] || { echo "soak: missing $f (run scripts/setup.sh)"; exit 2; }
 done
 [ -c /dev/kvm ] || { echo "soak: /dev/kvm is absent"; exit 2; }
-TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vmmtrace-soak.XXXXXX")
+# SOAK_REUSE="PID DIR": soak a guest an earlier run booted (its vmmtrace's
+# pid, its directory holding vt.sock and console), e.g. after a failed run.
+if [ -n "${SOAK_REUSE:-}" ]; then
+	read -r vt TMPD <<<"$SOAK_REUSE"
+else
+	TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vmmtrace-soak.XXXXXX")
+fi
 SOCK=$TMPD/vt.sock
 echo "soak: $MINUTES minutes on $CPUS vCPUs, files in $TMPD ($(date -u '+%F %T UTC'), $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null))"
 
 # The markloop runs well past the soak; `vmmtrace stop` ends the guest.
 # The boot itself records the marker, raw, for the whole soak (~1 MB a minute).
-"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus $CPUS --control "$SOCK" \
-	--trace $MARKER -o "$TMPD/boot.raw" --buffer-size 4K --console "$TMPD/console" </dev/null \
-	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$((MINUTES * 60 + 3600))" \
-	2>"$TMPD/boot.err" &
-vt=$!
+if [ -z "${SOAK_REUSE:-}" ]; then
+	"$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus $CPUS --control "$SOCK" \
+		--trace $MARKER -o "$TMPD/boot.raw" --buffer-size 4K --console "$TMPD/console" </dev/null \
+		--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=$CPUS vmmtrace.mark_secs=$((MINUTES * 60 + 3600))" \
+		2>"$TMPD/boot.err" &
+	vt=$!
+fi
 trap 'kill "$vt" 2>/dev/null' EXIT
 for ((c = 0; c < CPUS; c++)); do
 	for ((i = 0; i < 1800; i++)); do
@@ -87,7 +95,7 @@ check_window() {
 	{ f = ""; c = ""
 	  for (i = 1; i <= NF; i++) {
 		if ($i ~ /^\[[0-9]+\]$/) c = $i
-		if ($i ~ /^[0-9]+\.[0-9]{6}:$/) { f = $(i + 1); break }
+		if ($i ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]:$/) { f = $(i + 1); break }
 	  }
 	  if (f != m && f != g) next
 	  n++
@@ -137,8 +145,9 @@ for ((i = 0; ; i++)); do
 		window "$i" a text 1 --trace '*'
 	elif [ $((i % 10)) = 5 ]; then	# two clients at once
 		window "$i" a text "$d" &
+		a=$!
 		window "$i" b raw 0.3
-		wait
+		wait "$a"	# not a bare wait: that would wait for the guest too
 	else
 		window "$i" a "$([ $((i % 4)) = 3 ] && echo raw || echo text)" "$d"
 	fi
@@ -156,8 +165,13 @@ read -r rss2 fds2 < <(rss_fds)
 cycles=$i
 echo "soak: end ($cycles cycles, $(($(date +%s) - t0)) s): VmRSS $rss2 kB, $fds2 descriptors; $(status_line)"
 "$VMMTRACE" stop "$SOCK" >/dev/null
-wait "$vt"
-rc=$?
+if [ -n "${SOAK_REUSE:-}" ]; then	# not our child: its status is its last line's
+	while kill -0 "$vt" 2>/dev/null; do sleep 0.5; done
+	grep -q "^vmmtrace: stopped by 'vmmtrace stop'" "$TMPD/boot.err" && rc=0 || rc=1
+else
+	wait "$vt"
+	rc=$?
+fi
 trap - EXIT
 
 failed=0
