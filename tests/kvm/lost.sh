@@ -6,7 +6,7 @@
 #   real fault's default action is): status 139, one line saying what the
 #   file holds, and `vmmtrace report` reads it up to its last complete chunk
 #   and says the recording did not end cleanly;
-# - the disk fills (a 512 KiB tmpfs; `ulimit -f`, EFBIG, where mount is not
+# - the disk fills (a 384 KiB tmpfs; `ulimit -f`, EFBIG, where mount is not
 #   permitted) under `boot -o` in raw and text, and under two `attach -o`
 #   clients (raw, text) while a third client writes to a roomy disk: one
 #   line "cannot write FILE: why", boot exits 6 with the guest stopped
@@ -18,7 +18,7 @@ require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
 require_kvm
-FULL_KB=512
+FULL_KB=384
 # The sanitizer build: no handler of its own for SIGSEGV, so vmmtrace's runs and then the default.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0"
 
@@ -87,7 +87,7 @@ for fmt in raw text; do
 	eval "pid_$fmt=$!"
 done
 for ((i = 0; i < 360; i++)); do
-	[ "$(stat -c %s "$TMPD/segv.raw" 2>/dev/null || echo 0)" -gt 400000 ] && break
+	[ "$(stat -c %s "$TMPD/segv.raw" 2>/dev/null || echo 0)" -gt 300000 ] && break
 	kill -0 "$segv" 2>/dev/null || break
 	sleep 0.5
 done
@@ -95,7 +95,7 @@ kill -SEGV "$segv" 2>/dev/null
 wait "$segv"
 rc=$?
 size=$(stat -c %s "$TMPD/segv.raw" 2>/dev/null || echo 0)
-check "segv: killed while recording ($size bytes), status 139 (got $rc)" eval "[ $size -gt 400000 ] && [ $rc = 139 ]"
+check "segv: killed while recording ($size bytes), status 139 (got $rc)" eval "[ $size -gt 300000 ] && [ $rc = 139 ]"
 check "segv: one line says what the file holds: $(grep SIGSEGV "$TMPD/segv.err")" \
 	grep -qx "vmmtrace boot: SIGSEGV: vmmtrace crashed; $TMPD/segv.raw reads back up to its last complete chunk (vmmtrace report)" "$TMPD/segv.err"
 report_ok segv "$TMPD/segv.raw"
