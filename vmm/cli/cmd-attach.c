@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "vmm/cli/cmd.h"
+#include "vmm/cli/fatal.h"
 #include "vmm/control/control-frame.h"
 #include "vmm/control/ctl-client.h"
 #include "vmm/trace/vmevent.h"
@@ -31,6 +32,12 @@ static const char attach_usage[] =
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;
+/*
+ * One message's payload: a reply, or a window's bytes. Events come before
+ * the attach reply too (the raw format's header and symbols chunks, 180 KB
+ * for a real kernel), so even that first read takes a whole message.
+ */
+static char attach_buf[VT_CTL_MAX_PAYLOAD + 1];
 
 static void attach_on_signal(int sig)
 {
@@ -121,10 +128,22 @@ static double attach_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Copies events to out until the server says END; returns 0 or an exit status. */
-static int attach_stream(int fd, FILE *out, double deadline)
+/*
+ * A failed write to the trace file (disk full, file too large, I/O error)
+ * ends this client with one line; closing the socket is the detach, so the
+ * guest and other clients go on. A raw trace keeps its complete chunks.
+ */
+static int attach_write_fail(const char *name)
 {
-	static char buf[VT_CTL_MAX_PAYLOAD + 1];
+	int e = errno ? errno : EIO;
+
+	return cmd_fail("attach", EXIT_TRACE_WRITE, "cannot write %s: %s", name, strerror(e));
+}
+
+/* Copies events to out until the server says END; returns 0 or an exit status. */
+static int attach_stream(int fd, FILE *out, const char *name, double deadline)
+{
+	char *buf = attach_buf;
 	struct vt_ctl_hdr h;
 	int detaching = 0, rc;
 
@@ -138,14 +157,15 @@ static int attach_stream(int fd, FILE *out, double deadline)
 		}
 		if (poll(&p, 1, 100) <= 0)
 			continue;
-		if ((rc = ctl_recv(fd, &h, buf, sizeof(buf))))
+		if ((rc = ctl_recv(fd, &h, buf, sizeof(attach_buf))))
 			break;
+		errno = 0;
 		if (h.type == VT_CTL_EVENTS && fwrite(buf, 1, h.length, out) != h.length)
-			return cmd_fail("attach", EXIT_FAILURE_RUN, "cannot write the trace: %s", strerror(errno));
+			return attach_write_fail(name);
 		if (h.type == VT_CTL_REPLY && h.status)	/* said, but the window goes on */
 			cmd_fail("attach", 0, "%s", buf);
 		if (h.type == VT_CTL_END)
-			return fflush(out) ? EXIT_FAILURE_RUN : EXIT_OK;
+			return fflush(out) ? attach_write_fail(name) : EXIT_OK;
 	}
 	return cmd_fail("attach", EXIT_FAILURE_RUN, "the guest's control socket closed before the trace ended");
 }
@@ -153,12 +173,13 @@ static int attach_stream(int fd, FILE *out, double deadline)
 int cmd_attach(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = attach_on_signal };
-	static char reply[4096];
+	char *reply = attach_buf;
 	char payload[VT_CTL_MAX_PAYLOAD];
 	struct attach_opts o;
 	struct vt_ctl_hdr h;
 	struct errbuf err;
 	FILE *out = stdout;
+	const char *name;
 	int fd, len, rc;
 
 	if ((rc = attach_parse(argc, argv, &o)))
@@ -170,6 +191,8 @@ int cmd_attach(int argc, char **argv)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "event", o.ev[i]);
 	if (len < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "the patterns are too long together");
+	name = o.output ? o.output : "the trace to stdout";
+	fatal_signals_install("attach", o.output, o.format == trace_writer_find("raw"));
 	if (o.output && !(out = fopen(o.output, "w")))
 		return cmd_fail("attach", EXIT_BAD_INPUT, "cannot open output '%s': %s", o.output, strerror(errno));
 	sigaction(SIGINT, &sa, NULL);
@@ -179,18 +202,20 @@ int cmd_attach(int argc, char **argv)
 	if (fd < 0)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
 	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
-	while (!(rc = ctl_recv(fd, &h, reply, sizeof(reply))) && h.type != VT_CTL_REPLY)
+	/* A write failing here fails again, and is reported, in attach_stream. */
+	while (!(rc = ctl_recv(fd, &h, reply, sizeof(attach_buf))) && h.type != VT_CTL_REPLY)
 		if (h.type == VT_CTL_EVENTS)
-			fwrite(reply, 1, h.length, out);
+			(void)!fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {
 		close(fd);
 		return cmd_fail("attach", rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
 				"%s", rc ? "no reply from the control socket" : reply);
 	}
 	fprintf(stderr, "vmmtrace attach: %s\n", reply);
-	rc = attach_stream(fd, out, o.duration ? attach_now() + o.duration : 0);
+	rc = attach_stream(fd, out, name, o.duration ? attach_now() + o.duration : 0);
 	close(fd);
-	if (out != stdout && fclose(out))
-		rc = EXIT_FAILURE_RUN;
+	errno = 0;
+	if (out != stdout && fclose(out) && rc == EXIT_OK)
+		rc = attach_write_fail(name);
 	return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "vmm/kvm/arch.h"
 #include "vmm/cli/cmd.h"
+#include "vmm/cli/fatal.h"
 #include "vmm/cli/progress.h"
 #include "vmm/cli/sandbox.h"
 #include "vmm/kvm/compat.h"
@@ -375,6 +376,25 @@ static void boot_report(const struct boot_opts *o, struct vm *vm, int status, in
 		compat_report(&vm->compat, stderr);
 }
 
+/*
+ * The trace's last events and closing account. A failed output (disk full,
+ * file too large, I/O error) is one line: the stop's, when the tracer
+ * stopped the guest for it, and gets its own status unless the guest's end
+ * says more (a panic, a signal).
+ */
+static int boot_finish_trace(struct tracer *t, const struct vm *vm, int status)
+{
+	struct errbuf err = { "" };
+
+	if (tracer_finish(t, &err) && strcmp(err.msg, vm->stop_msg))
+		cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	if (tracer_output_error(t))
+		return status == EXIT_OK || status == EXIT_FAILURE_RUN ? EXIT_TRACE_WRITE : status;
+	if (err.msg[0] && status == EXIT_OK)
+		return EXIT_FAILURE_RUN;
+	return status;
+}
+
 /* Confine the process once the VM, its files and its threads exist (docs/SANDBOX.md). */
 static int boot_sandbox(const struct boot_opts *o)
 {
@@ -426,7 +446,8 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	if ((status = boot_trace_setup(o, &vm, img, &tracer)))
 		goto out;
 	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
-		status = cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+		status = cmd_fail("boot", tracer && tracer_output_error(tracer) ? EXIT_TRACE_WRITE :
+				  EXIT_FAILURE_RUN, "%s", err.msg);
 		goto out;
 	}
 	if (o->control && control_start(&control, &vm, tracer, o->control, &err)) {
@@ -450,11 +471,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	serial_flush(vm.serial);
 	boot_report(o, &vm, status, tracer != NULL);
 	if (tracer) {
-		if (tracer_finish(tracer, &err)) {
-			cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
-			if (status == EXIT_OK)
-				status = EXIT_FAILURE_RUN;
-		}
+		status = boot_finish_trace(tracer, &vm, status);
 		tracer_summary(tracer, stderr);
 	}
 	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
@@ -490,6 +507,8 @@ int cmd_boot(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
+	fatal_signals_install("boot", o.tcfg.n_include ? o.tcfg.output : NULL,
+			      o.tcfg.format == trace_writer_find("raw"));
 	if (image_open(o.kernel, &img, &err))
 		return boot_fail("%s", err.msg);
 	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,

@@ -4,7 +4,10 @@
  * the FILE in one fwrite once whole, so a kill leaves whole chunks and at
  * most one partial one at the end, which the reader recognises as the cut.
  * Events are encoded into one chunk buffer; flush() closes it, so what the
- * tracer flushed after a round survives the process.
+ * tracer flushed after a round survives the process. Each closed chunk is
+ * also handed to the kernel at once (fflush), not left partly in stdio's
+ * buffer: a process that dies (SIGKILL, a fault) loses only the open chunk,
+ * and the file ends at a chunk boundary unless it died inside that write.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -182,6 +185,8 @@ static int raw_close_events(struct trace_writer *w)
 	ev->reserved = 0;
 	raw_chunk_seal((struct raw_chunk *)w->buf, RAW_CHUNK_EVENTS, w->seq++, ev, (uint32_t)len);
 	raw_write(w, w->buf, sizeof(struct raw_chunk) + len);
+	if (!w->error && fflush(w->out))
+		w->error = errno ? errno : EIO;
 	w->event_chunks++;
 	raw_chunk_reset(w);
 	return -w->error;

@@ -140,7 +140,8 @@ static int text_event(struct trace_writer *w, const struct ring_event *ev)
 
 static int text_flush(struct trace_writer *w)
 {
-	if (fflush(w->text.out) && !w->text.error)
+	/* Not after an error: stdio would retry what it holds, behind a gap. */
+	if (!w->text.error && fflush(w->text.out))
 		w->text.error = errno ? errno : EIO;
 	return w->text.error ? -w->text.error : 0;
 }

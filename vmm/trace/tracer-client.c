@@ -138,21 +138,41 @@ int tracer_client_emit(void *opaque, const struct ring_event *ev)
 	struct trace_client *c = opaque;
 	int rc;
 
-	if (!c->w)
+	/*
+	 * After a failed write nothing more goes to the file: a raw trace then
+	 * ends at its last complete chunk (or inside the one that failed, a
+	 * cut the reader recognises) instead of gaining chunks after a gap
+	 * should the disk get space again. Draining goes on, so that the
+	 * guest's rings never wait for a dead output.
+	 */
+	if (!c->w || atomic_load(&c->werr))
 		return 0;
 	rc = c->wops->event(c->w, ev);
-	if (rc && !c->werr)
-		c->werr = rc;
+	if (rc)
+		atomic_store(&c->werr, rc);
 	c->written += !rc;
-	return 0;	/* a failed write is reported at the end; draining goes on */
+	return 0;
 }
 
 void tracer_client_flush(struct trace_client *c)
 {
-	int rc = c->w ? c->wops->flush(c->w) : 0;
+	int rc = c->w && !atomic_load(&c->werr) ? c->wops->flush(c->w) : 0;
 
-	if (rc && !c->werr)
-		c->werr = rc;
+	if (rc)
+		atomic_store(&c->werr, rc);
+}
+
+int tracer_client_error(const struct trace_client *c)
+{
+	return c ? atomic_load(&c->werr) : 0;
+}
+
+void tracer_output_msg(const struct tracer *t, int rc, char *buf, size_t len)
+{
+	if (t->cfg.output)
+		snprintf(buf, len, "cannot write %s: %s", t->cfg.output, strerror(-rc));
+	else
+		snprintf(buf, len, "cannot write the trace to stdout: %s", strerror(-rc));
 }
 
 int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf *err)
@@ -171,11 +191,15 @@ int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf 
 		st.ftrace_init_tsc = t->ftrace_init_tsc ? t->ftrace_init_tsc : UINT64_MAX;
 		st.early_events = t->ftrace_init_tsc ? t->early_events : atomic_load(&t->events);
 	}
+	/* After a failed write the writers' sticky errors make close only free. */
 	rc = c->wops->close(c->w, &st, err);
 	c->w = NULL;
-	if (c->werr)
-		return err_set(err, c->werr, "writing the %s trace: %s", c->wops->name, strerror(-c->werr));
-	return rc;
+	if (rc && !atomic_load(&c->werr))
+		atomic_store(&c->werr, rc);
+	rc = atomic_load(&c->werr);
+	if (rc)
+		return err_set(err, -rc, "writing the %s trace: %s", c->wops->name, strerror(-rc));
+	return 0;
 }
 
 void tracer_client_free(struct trace_client *c)

@@ -32,7 +32,7 @@ struct trace_client {
 	struct trace_buf buf;		/* its events, until they are safe to emit in order */
 	const struct trace_writer_ops *wops;	/* its output format */
 	struct trace_writer *w;		/* open from tracer_start (or attach) to detach */
-	int werr;			/* -errno of the first failed write */
+	atomic_int werr;		/* -errno of the first failed write (any thread reads it) */
 	uint64_t written;		/* events handed to the writer */
 	FILE *out;
 	int own_out;			/* out is closed with the client */
@@ -91,6 +91,7 @@ struct tracer {
 	int handed_over;
 	size_t init_dropped;
 	struct trace_client *boot_client;
+	int output_stopped;		/* the consumer stopped the guest: the output failed */
 
 	/* VM events (tracer-vmev.c). */
 	_Atomic uint32_t vmev_want;	/* union of the clients' events */
@@ -152,6 +153,10 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 int tracer_client_emit(void *opaque, const struct ring_event *ev);
 /* After a round: what the writer has so far should survive a kill. */
 void tracer_client_flush(struct trace_client *c);
+/* -errno of c's first failed write (nothing is written after it), or 0; c may be NULL. */
+int tracer_client_error(const struct trace_client *c);
+/* The one line for the boot client's failed output rc: what failed, where. */
+void tracer_output_msg(const struct tracer *t, int rc, char *buf, size_t len);
 /* Emits what is left, closes the writer with the closing account. */
 int tracer_client_close(struct tracer *t, struct trace_client *c, struct errbuf *err);
 /* The drop counts of every ring (for summaries and writers' closing accounts). */

@@ -87,6 +87,24 @@ static void tracer_round(struct tracer *t, uint64_t before, int in_flight)
 	urcu_memb_read_unlock();
 }
 
+/*
+ * The boot command's output failed (disk full, file too large, I/O error):
+ * the guest is stopped cleanly, once. From here, outside the round, since a
+ * stop pauses the vCPUs and a vCPU at a doorbell may wait for a client's
+ * buffer lock the round holds.
+ */
+static void tracer_check_output(struct tracer *t)
+{
+	int rc = tracer_client_error(t->boot_client);
+	char msg[384];
+
+	if (!rc || t->output_stopped)
+		return;
+	t->output_stopped = 1;
+	tracer_output_msg(t, rc, msg, sizeof(msg));
+	vm_stop(t->vm, NULL, VM_STOP_HOST_FAILURE, "%s", msg);
+}
+
 static void *tracer_consumer(void *arg)
 {
 	struct tracer *t = arg;
@@ -101,6 +119,7 @@ static void *tracer_consumer(void *arg)
 		t->round_max = atomic_load(&t->max_tsc);
 		in_flight = tracer_drain_all(t, 0);
 		tracer_round(t, before, in_flight);
+		tracer_check_output(t);
 	}
 	tracer_rcu_unregister();
 	return NULL;

@@ -254,8 +254,16 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 		log_warn("KVM reports no TSC frequency: timestamps assume 1 GHz");
 	if (arch_vcpu_read_tsc(&t->vm->vcpus[0], &t->tsc_base))
 		log_warn("cannot read the guest TSC: timestamps count from the host's TSC zero");
-	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err)))
-		return rc;
+	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err))) {
+		char msg[384];
+
+		if (rc == -ENOMEM)
+			return rc;
+		/* The header could not be written: the same line as a failure later on. */
+		atomic_store(&t->boot_client->werr, rc);
+		tracer_output_msg(t, rc, msg, sizeof(msg));
+		return err_set(err, -rc, "%s", msg);
+	}
 	for (unsigned i = 0; i < t->vm->ncpus; i++)
 		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
 			return rc;
@@ -358,11 +366,20 @@ int tracer_finish(struct tracer *t, struct errbuf *err)
 		return 0;
 	rc = tracer_client_close(t, t->boot_client, &why);
 	if (!rc && fflush(t->boot_client->out))
-		rc = -errno;
-	if (rc)
-		return err_set(err, rc, "writing the trace to %s: %s", t->cfg.output ? t->cfg.output : "stdout",
-			       why.msg[0] ? why.msg : strerror(-rc));
+		atomic_store(&t->boot_client->werr, rc = -(errno ? errno : EIO));
+	if (rc) {
+		char msg[384];
+
+		/* The line the stop said, when the consumer stopped the guest for it. */
+		tracer_output_msg(t, rc, msg, sizeof(msg));
+		return err_set(err, -rc, "%s", msg);
+	}
 	return 0;
+}
+
+int tracer_output_error(const struct tracer *t)
+{
+	return tracer_client_error(t->boot_client);
 }
 
 void tracer_destroy(struct tracer *t)

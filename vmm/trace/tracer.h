@@ -48,6 +48,13 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 int tracer_start(struct tracer *t, struct errbuf *err);
 /* After the vCPUs stopped: last drain, output. Returns 0 or -errno. */
 int tracer_finish(struct tracer *t, struct errbuf *err);
+/*
+ * -errno of the first failed write of the trace output (-o or stdout), or 0.
+ * Such a failure stops the guest cleanly (VM_STOP_HOST_FAILURE, the message
+ * "cannot write FILE: why"), and tracer_start/tracer_finish fail with the
+ * same message.
+ */
+int tracer_output_error(const struct tracer *t);
 /* The closing account (events, drops, anything the guest did wrong) to out. */
 void tracer_summary(struct tracer *t, FILE *out);
 /* After the VM is destroyed. */

@@ -57,7 +57,10 @@ struct trace_writer_ops {
 	 * (raw: the open chunk is closed and flushed). May be a no-op.
 	 */
 	int (*flush)(struct trace_writer *w);
-	/* Writes what follows the events and frees w (also after an error). */
+	/*
+	 * Writes what follows the events and frees w. After an error (of any
+	 * call) nothing more is written: close then only frees, and returns it.
+	 */
 	int (*close)(struct trace_writer *w, const struct trace_stats *st, struct errbuf *err);
 };
 
