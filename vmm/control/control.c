@@ -188,11 +188,13 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	c->events = fopencookie(c, "w", io);
+	/* Before the writer's header: C allows setvbuf only before a stream's first output. */
+	if (c->events)
+		setvbuf(c->events, NULL, _IOFBF, 1 << 16);
 	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, c->format, &c->client, &err)) {
 		ctl_replyf(c, -ENOMEM, "out of memory");
 		goto out;
 	}
-	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
 	tracer_client_set_events(c->client, c->vm_events);
 	rc = tracer_attach(c->ctl->t, f.includes ? &f : NULL, c->client, msg, sizeof(msg), &err);
 	if (rc) {
