@@ -162,7 +162,7 @@ int filter_glob_match(const char *pat, const char *str)
 		if (d == '?') {
 			m = c != 0;
 		} else if (d == '[' && (m = class_match(&pat, c)) >= 0) {
-			;
+			m = m && c;	/* "[!x]" must not match the end of the name */
 		} else {
 			if (d == '\\' && *pat)
 				d = (unsigned char)*pat++;
