@@ -7,6 +7,17 @@
 # having to follow every include. Only stale objects are rebuilt.
 
 FUZZ_TARGETS="image sysmap control ring compat slot raw"
+# The suite's fixed budget per target: executions from seed 1, about ten
+# seconds each on a 2-core machine. A fixed seed and count make the suite
+# replay the same inputs on every machine, so that it fails on a regression
+# and never on a new find of the day; finding is scripts/fuzz.sh's job.
+fuzz_suite_runs() {
+	case $1 in
+	image) echo 15000 ;; sysmap) echo 1000000 ;; control) echo 1000000 ;;
+	ring) echo 300000 ;; compat) echo 3000000 ;; slot) echo 2500000 ;;
+	raw) echo 250000 ;; kallsyms) echo 200000 ;; *) echo 100000 ;;
+	esac
+}
 FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}
 FUZZ_CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -I. -pthread -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 FUZZ_LIBS="-lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
