@@ -62,7 +62,7 @@ static void test_msr_lists(void)
 	CHECK(vmev_msr_parse("17", &s) == -E2BIG && s.n == 16, "a 17th is refused");
 	vmev_msr_defaults(&s);
 	CHECK(s.n == 2 && s.r[0].first == 0x11 && s.r[0].last == 0x12 && s.r[1].first == 0x4b564d00 &&
-	      s.r[1].last == 0x4b564d07, "the defaults: the KVM PV MSRs");
+	      s.r[1].last == 0x4b564d08, "the defaults: the KVM PV MSRs");
 }
 
 static struct ring_event vmev(unsigned kind, unsigned bits, uint64_t a, uint64_t b)
@@ -92,6 +92,13 @@ static void test_format(void)
 	ev = vmev(VMEV_MSR, VMEV_FLAG_GP, 0x12, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_msr: msr_read 12 = 0x0 (#GP)"), "a failed read: %s", buf);
+	/* The caller rides in parent's high half; the text names the MSR alone. */
+	ev = vmev(VMEV_MSR, VMEV_FLAG_WRITE, vmev_msr_pack(0x4b564d03, 0xffffffff8104a1b2ull), 1);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "kvm_msr: msr_write 4b564d03 = 0x1") && vmev_msr_index(&ev) == 0x4b564d03 &&
+	      vmev_msr_caller(&ev) == 0xffffffff8104a1b2ull, "kvm_msr with a caller: %s", buf);
+	CHECK(vmev_msr_pack(0x10, 0x7fff12345678ull) == 0x10 && vmev_msr_pack(0x10, 0) == 0x10,
+	      "a caller outside the kernel's top 2 GiB is not kept");
 	ev = vmev(VMEV_EXIT, 0, 2, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_userspace_exit: reason IO (2)"), "kvm_userspace_exit: %s", buf);

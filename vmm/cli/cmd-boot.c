@@ -21,6 +21,7 @@
 #include "vmm/image/image.h"
 #include "vmm/util/log.h"
 #include "vmm/devices/serial.h"
+#include "vmm/trace/handshake.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
@@ -55,6 +56,7 @@ struct boot_opts {
 	uint32_t msr_ranges[VMEV_MAX_MSR_RANGES][2];
 	const char *console;
 	const char *control;
+	int handshake;			/* --handshake: the PV feature table at the end */
 };
 
 static const char boot_usage[] =
@@ -86,6 +88,9 @@ static const char boot_usage[] =
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; text, raw or dat output: docs/VM-EVENTS.md)\n"
 	"  --msr LIST            kvm:msr also records these MSRs: 0x10,0x1b,0xc0000100-0xc0000102\n"
+	"  --handshake           at the end, a table of the KVM PV features offered and which the\n"
+	"                        guest turned on, when, where, with which value (from kvm:cpuid and\n"
+	"                        kvm:msr events, which it records; docs/VM-EVENTS.md)\n"
 	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
 	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
 
@@ -176,6 +181,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "control", required_argument, NULL, 'K' },
 		{ "event", required_argument, NULL, 'E' },
 		{ "msr", required_argument, NULL, 'R' },
+		{ "handshake", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -264,6 +270,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'X': o->no_sandbox = 1; break;
+		case 'H': o->handshake = 1; break;
 		case 'h': fputs(boot_usage, stdout); return -1;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -273,8 +280,14 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
-	if (!o->tcfg.n_include && !o->tcfg.events && (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
-		return boot_fail("%s", "--notrace, -o and --format need at least one --trace or --event");
+	if (!o->tcfg.n_include && !o->tcfg.events && !o->handshake &&
+	    (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
+		return boot_fail("%s", "--notrace, -o and --format need at least one --trace, --event or --handshake");
+	if (o->handshake) {
+		/* The table is built from these events; they go to the trace too, if there is one. */
+		o->tcfg.no_output = !o->tcfg.n_include && !o->tcfg.events && !o->tcfg.output && !o->tcfg.format;
+		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
+	}
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
@@ -327,12 +340,18 @@ static int boot_console_fd(const struct boot_opts *o)
 {
 	if (o->console)
 		return open(o->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return (o->tcfg.n_include || o->tcfg.events) && !o->tcfg.output ? 2 : 1;
+	return (o->tcfg.n_include || o->tcfg.events) && !o->tcfg.output && !o->tcfg.no_output ? 2 : 1;
 }
 
-static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct kernel_image *img,
-			    struct tracer **t)
+static void boot_handshake_tap(void *opaque, const struct ring_event *ev)
 {
+	handshake_event(opaque, ev);
+}
+
+static int boot_trace_setup(const struct boot_opts *o, struct handshake *hs, struct vm *vm,
+			    struct kernel_image *img, struct tracer **t)
+{
+	struct tracer_config cfg = o->tcfg;
 	struct errbuf err = { "" };
 	int rc;
 
@@ -340,7 +359,11 @@ static int boot_trace_setup(const struct boot_opts *o, struct vm *vm, struct ker
 	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
 	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at && !o->tcfg.events)
 		return 0;
-	rc = tracer_create(t, vm, img, &o->tcfg, &err);
+	if (hs) {
+		cfg.tap = boot_handshake_tap;
+		cfg.tap_opaque = hs;
+	}
+	rc = tracer_create(t, vm, img, &cfg, &err);
 	if (rc)
 		return cmd_fail("boot", rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT, "%s", err.msg);
 	return 0;
@@ -431,6 +454,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	struct tracer *tracer = NULL;
 	struct control *control = NULL;
 	struct progress *progress = NULL;
+	struct handshake *hs = NULL;
 	struct vm vm;
 	int status;
 
@@ -443,7 +467,11 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		vm_destroy(&vm);
 		return boot_fail("%s: %s", o->kernel, err.msg);
 	}
-	if ((status = boot_trace_setup(o, &vm, img, &tracer)))
+	if (o->handshake && !(hs = handshake_new())) {
+		status = cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
+		goto out;
+	}
+	if ((status = boot_trace_setup(o, hs, &vm, img, &tracer)))
 		goto out;
 	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
 		status = cmd_fail("boot", tracer && tracer_output_error(tracer) ? EXIT_TRACE_WRITE :
@@ -473,11 +501,18 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	if (tracer) {
 		status = boot_finish_trace(tracer, &vm, status);
 		tracer_summary(tracer, stderr);
+		if (hs) {
+			struct trace_meta meta;
+
+			tracer_meta(tracer, &meta);
+			handshake_print(hs, &meta, tracer_vmev_missing(tracer, VMEV_MSR), stderr);
+		}
 	}
 	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
 out:
 	vm_destroy(&vm);
 	tracer_destroy(tracer);
+	handshake_free(hs);
 	return status;
 }
 

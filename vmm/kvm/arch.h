@@ -62,6 +62,15 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc);
 /* At a function's first instruction: the stack pointer and the return address. */
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
+/*
+ * Inside a leaf function (the guest stopped at an exit in it): the return
+ * address into the function it works for, found among the top
+ * ARCH_CALLER_WORDS words of the stack as the first that follows a call
+ * instruction. -ENOENT when none does, -EFAULT when the stack cannot be
+ * read. For naming who made an MSR access through native_write_msr.
+ */
+#define ARCH_CALLER_WORDS 4
+int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret);
 /* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
 /*

@@ -71,7 +71,7 @@ static void dat_mmio_encode(const struct ring_event *ev, uint8_t *p)
 
 static const struct trace_dat_field dat_msr_fields[] = {
 	{ "unsigned write", 8, 4, 0 }, { "u32 ecx", 12, 4, 0 }, { "u64 data", 16, 8, 0 },
-	{ "u8 exception", 24, 1, 0 }, DAT_RIP(32),
+	{ "u8 exception", 24, 1, 0 }, DAT_RIP(32), { "unsigned long caller", 40, 8, 0 },
 };
 
 static void dat_msr_encode(const struct ring_event *ev, uint8_t *p)
@@ -82,6 +82,7 @@ static void dat_msr_encode(const struct ring_event *ev, uint8_t *p)
 	trace_dat_put_le64(p + 16, ev->arg);
 	p[24] = !!(ev->flags & VMEV_FLAG_GP);
 	trace_dat_put_le64(p + 32, ev->func);
+	trace_dat_put_le64(p + 40, vmev_msr_caller(ev));
 }
 
 static const struct trace_dat_field dat_exit_fields[] = {
@@ -145,7 +146,7 @@ const struct trace_dat_event trace_dat_events[] = {
 		.id = 4, .system = "kvm", .name = "kvm_msr", DAT_FIELDS(dat_msr_fields),
 		.print_fmt = "\"msr_%s %x = 0x%llx%s [%pS]\", REC->write ? \"write\" : \"read\", REC->ecx, "
 			     "REC->data, REC->exception ? \" (#GP)\" : \"\", (void *)REC->rip",
-		.size = 40, .encode = dat_msr_encode,
+		.size = 48, .encode = dat_msr_encode,
 	},
 	{
 		.id = 5, .system = "kvm", .name = "kvm_userspace_exit", DAT_FIELDS(dat_exit_fields),

@@ -442,8 +442,18 @@ static int perfetto_vm_event(struct trace_writer *w, const struct ring_event *ev
 	char text[256], args[320];
 	const char *fields = text, *colon;
 	uint64_t off;
-	const char *sym = perfetto_sym(w, ev->func, &off);
+	const char *sym = perfetto_sym(w, ev->func, &off), *caller = NULL;
+	char cbuf[24];
 	size_t len;
+
+	if (vmev_kind_of(ev) == VMEV_MSR && vmev_msr_caller(ev)) {
+		uint64_t coff;
+
+		if (!(caller = perfetto_sym(w, vmev_msr_caller(ev), &coff))) {
+			snprintf(cbuf, sizeof(cbuf), "0x%" PRIx64, vmev_msr_caller(ev));
+			caller = cbuf;
+		}
+	}
 
 	vmev_format(ev, text, sizeof(text));
 	/* The kernel's kvm_pio leaves a space for its "(...)" of a rep's values. */
@@ -455,9 +465,11 @@ static int perfetto_vm_event(struct trace_writer *w, const struct ring_event *ev
 	if (vmev_kind_of(ev) == VMEV_CPUID)
 		snprintf(args, sizeof(args), "%s", fields);
 	else if (sym)
-		snprintf(args, sizeof(args), "%s [%s+0x%" PRIx64 "]", fields, sym, off);
+		snprintf(args, sizeof(args), "%s [%s+0x%" PRIx64 "%s%s]", fields, sym, off,
+			 caller ? " <-" : "", caller ? caller : "");
 	else
-		snprintf(args, sizeof(args), "%s [0x%" PRIx64 "]", fields, ev->func);
+		snprintf(args, sizeof(args), "%s [0x%" PRIx64 "%s%s]", fields, ev->func,
+			 caller ? " <-" : "", caller ? caller : "");
 	return perfetto_emit(w, TRACE_PERFETTO_VM_EVENT, ev, name ? name : unknown, args);
 }
 

@@ -68,6 +68,16 @@ static void trace_text_vmev(const struct trace_text *t, const struct ring_event 
 		snprintf(where, sizeof(where), "%s+0x%" PRIx64, func, off);
 	else
 		snprintf(where, sizeof(where), "0x%" PRIx64, ev->func);
+	if (vmev_kind_of(ev) == VMEV_MSR && vmev_msr_caller(ev)) {
+		/* Who called the MSR accessor, named as a function event's parent. */
+		const char *caller = trace_text_sym(t, vmev_msr_caller(ev), &off);
+		size_t w = strlen(where);
+
+		if (caller)
+			snprintf(where + w, sizeof(where) - w, " <-%s", caller);
+		else
+			snprintf(where + w, sizeof(where) - w, " <-0x%" PRIx64, vmev_msr_caller(ev));
+	}
 	snprintf(buf, len, "           <...>-0       [%03u] %c....  %5" PRIu64 ".%06" PRIu64 ": %s [%s]",
 		 ev->cpu, (ev->flags & VMEV_FLAG_IRQS_OFF) ? 'd' : '.', sec, usec, body, where);
 }

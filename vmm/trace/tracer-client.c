@@ -123,13 +123,21 @@ void tracer_client_set_events(struct trace_client *c, uint32_t events)
 	c->events = events;
 }
 
-int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err)
+void tracer_meta(const struct tracer *t, struct trace_meta *m)
 {
-	const struct trace_meta meta = {
+	*m = (struct trace_meta){
 		.syms = &t->syms, .tsc_khz = t->tsc_khz, .tsc_base = t->tsc_base,
 		.ncpus = t->nrings, .kernel = t->vm->cfg.kernel_path,
 	};
+}
 
+int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err)
+{
+	struct trace_meta meta;
+
+	if (!c->out)	/* events for the tap only */
+		return 0;
+	tracer_meta(t, &meta);
 	return c->wops->open(&c->w, c->out, &meta, err);
 }
 
@@ -138,6 +146,8 @@ int tracer_client_emit(void *opaque, const struct ring_event *ev)
 	struct trace_client *c = opaque;
 	int rc;
 
+	if (c->tap)
+		c->tap(c->tap_opaque, ev);
 	/*
 	 * After a failed write nothing more goes to the file: a raw trace then
 	 * ends at its last complete chunk (or inside the one that failed, a

@@ -37,6 +37,8 @@ struct trace_client {
 	FILE *out;
 	int own_out;			/* out is closed with the client */
 	uint32_t events;		/* VM events it asked for (VMEV_MASK bits) */
+	void (*tap)(void *opaque, const struct ring_event *ev);	/* tracer_config.tap */
+	void *tap_opaque;
 };
 
 struct route {

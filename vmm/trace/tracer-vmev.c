@@ -115,6 +115,20 @@ static unsigned tracer_vmev_fill(const struct vm_exit_info *x, struct ring_event
 	return 0;
 }
 
+/*
+ * kvm:msr: MSRs are read and written by small leaves (native_write_msr),
+ * so the RIP alone names the same function for every access; the caller,
+ * from the guest's stack, says who asked (kvm_register_clock). Exits for
+ * MSRs are rare (a dozen a boot): two more ioctls each cost nothing.
+ */
+static void tracer_vmev_caller(struct vcpu *vcpu, struct ring_event *ev)
+{
+	uint64_t ret;
+
+	if (!arch_vcpu_caller(vcpu, &ret))
+		ev->parent = vmev_msr_pack((uint32_t)ev->parent, ret);
+}
+
 void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x)
 {
 	struct tracer *t = opaque;
@@ -129,6 +143,8 @@ void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *
 		log_warn("vCPU %u: cannot read its TSC or RIP: a %s event is not recorded",
 			 vcpu->id, vmev_name(kind));
 	} else {
+		if (kind == VMEV_MSR)
+			tracer_vmev_caller(vcpu, &ev);
 		ev.seq = t->vmev_seq[vcpu->id]++;
 		tracer_vmev_route(t, &ev, VMEV_MASK(kind));
 	}
@@ -173,16 +189,29 @@ void tracer_vmev_summary(struct tracer *t, FILE *out)
 	fprintf(out, "vmmtrace: trace: %lu VM events\n", atomic_load(&t->vm_events));
 }
 
+/* Why kind k is not recorded, for a boot that asked for it. */
+static const char *tracer_vmev_why(const struct tracer *t, unsigned k)
+{
+	if (k == VMEV_HYPERCALL)
+		return "this host's KVM hands none over";
+	if (k != VMEV_MSR)
+		return "not offered";
+	return (t->cfg.events & VMEV_MASK(VMEV_MSR)) ? "this host's KVM cannot bring MSR accesses to user space" :
+	       "the boot did not ask for --event kvm:msr";
+}
+
+const char *tracer_vmev_missing(const struct tracer *t, unsigned kind)
+{
+	return kind < VMEV_NKINDS && (t->vmev_offered & VMEV_MASK(kind)) ? NULL : tracer_vmev_why(t, kind);
+}
+
 void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t len)
 {
 	size_t off = 0;
 
 	msg[0] = 0;
 	for (unsigned k = 1; k < VMEV_NKINDS && off < len; k++) {
-		const char *why = k == VMEV_HYPERCALL ? "this host's KVM hands none over" :
-				  k != VMEV_MSR ? "not offered" :
-				  (t->cfg.events & VMEV_MASK(VMEV_MSR)) ? "this host's KVM cannot bring MSR accesses to user space" :
-				  "the boot did not ask for --event kvm:msr";
+		const char *why = tracer_vmev_why(t, k);
 
 		if (!(events & VMEV_MASK(k)))
 			continue;

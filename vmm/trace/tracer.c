@@ -178,12 +178,14 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 
 	if (!t->cfg.n_include && !t->cfg.events)
 		return 0;
-	out = t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
-	if (!out)
+	out = t->cfg.no_output ? NULL : t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
+	if (!out && !t->cfg.no_output)
 		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
-	if ((rc = tracer_client_new(t, out, out != stdout, t->cfg.format, &t->boot_client, err)))
+	if ((rc = tracer_client_new(t, out, out && out != stdout, t->cfg.format, &t->boot_client, err)))
 		return rc;
 	tracer_client_set_events(t->boot_client, t->cfg.events);
+	t->boot_client->tap = t->cfg.tap;
+	t->boot_client->tap_opaque = t->cfg.tap_opaque;
 	if ((rc = tracer_build_filter(&t->cfg, &f, err)))
 		goto out;
 	/* Before the guest's first instruction: call __fentry__ -> call stub. */
@@ -365,7 +367,7 @@ int tracer_finish(struct tracer *t, struct errbuf *err)
 	if (!t->boot_client)
 		return 0;
 	rc = tracer_client_close(t, t->boot_client, &why);
-	if (!rc && fflush(t->boot_client->out))
+	if (!rc && t->boot_client->out && fflush(t->boot_client->out))
 		atomic_store(&t->boot_client->werr, rc = -(errno ? errno : EIO));
 	if (rc) {
 		char msg[384];

@@ -13,6 +13,8 @@
 #include "vmm/util/error.h"
 
 struct kernel_image;
+struct ring_event;
+struct trace_meta;
 struct trace_writer_ops;
 struct vcpu;
 struct vm;
@@ -39,6 +41,13 @@ struct tracer_config {
 	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
 	const uint32_t (*msrs)[2];	/* kvm:msr's MSR ranges (first, last) */
 	unsigned n_msrs;
+	/*
+	 * Sees every event of the boot's own trace, in timestamp order, on the
+	 * consumer's thread, whether it is written or not (--handshake).
+	 */
+	void (*tap)(void *opaque, const struct ring_event *ev);
+	void *tap_opaque;
+	int no_output;			/* the boot's events go to the tap only: no -o, nothing on stdout */
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
@@ -55,6 +64,10 @@ int tracer_finish(struct tracer *t, struct errbuf *err);
  * same message.
  */
 int tracer_output_error(const struct tracer *t);
+/* What the trace's writers are told of it (symbols, clock, CPUs); valid from tracer_start. */
+void tracer_meta(const struct tracer *t, struct trace_meta *m);
+/* Why VM events of kind (vmevent.h) are not recorded on this host, or NULL when they are. */
+const char *tracer_vmev_missing(const struct tracer *t, unsigned kind);
 /* The closing account (events, drops, anything the guest did wrong) to out. */
 void tracer_summary(struct tracer *t, FILE *out);
 /* After the VM is destroyed. */

@@ -41,12 +41,13 @@ void vmev_msr_defaults(struct vmev_msr_set *set)
 	/*
 	 * The KVM PV MSRs a Linux guest writes during its handshake
 	 * (Documentation/virt/kvm/x86/msr.rst): the legacy wall-clock and
-	 * system-time pair, and 0x4b564d00..07 (wall clock, system time,
-	 * async PF, steal time, PV EOI, poll control, async PF int and ack).
+	 * system-time pair, and 0x4b564d00..08 (wall clock, system time,
+	 * async PF, steal time, PV EOI, poll control, async PF int and ack,
+	 * migration control).
 	 */
 	set->n = 0;
 	set->r[set->n++] = (struct vmev_msr_range){ 0x11, 0x12 };
-	set->r[set->n++] = (struct vmev_msr_range){ 0x4b564d00, 0x4b564d07 };
+	set->r[set->n++] = (struct vmev_msr_range){ 0x4b564d00, 0x4b564d08 };
 }
 
 static int vmev_msr_number(const char *s, const char **end, uint32_t *out)
@@ -122,7 +123,8 @@ int vmev_format(const struct ring_event *ev, char *buf, size_t len)
 				write ? "write" : "read", bits >> VMEV_LEN_SHIFT, a, ev->arg);
 	case VMEV_MSR:
 		return snprintf(buf, len, "kvm_msr: msr_%s %" PRIx64 " = 0x%" PRIx64 "%s",
-				write ? "write" : "read", a, ev->arg, (bits & VMEV_FLAG_GP) ? " (#GP)" : "");
+				write ? "write" : "read", (uint64_t)vmev_msr_index(ev), ev->arg,
+				(bits & VMEV_FLAG_GP) ? " (#GP)" : "");
 	case VMEV_EXIT:
 		return snprintf(buf, len, "kvm_userspace_exit: reason %s (%" PRIu64 ")",
 				vmev_exit_name(a), a);

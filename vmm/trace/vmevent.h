@@ -23,7 +23,7 @@
 enum vmev_kind {
 	VMEV_PIO = 1,		/* kvm:pio  parent: port | size << 16 | count << 32; arg: value */
 	VMEV_MMIO,		/* kvm:mmio parent: gpa; arg: value; low bits: len */
-	VMEV_MSR,		/* kvm:msr  parent: index; arg: value */
+	VMEV_MSR,		/* kvm:msr  parent: index | caller's low half << 32; arg: value */
 	VMEV_EXIT,		/* kvm:exit parent: KVM_EXIT_* reason */
 	VMEV_HYPERCALL,		/* kvm:hypercall: never recorded on hosts that do not hand them over */
 	VMEV_CPUID,		/* kvm:cpuid  a boot record per leaf: func: function | index << 32;
@@ -74,6 +74,27 @@ static inline unsigned vmev_kind_of(const struct ring_event *ev)
 static inline uint16_t vmev_flags(unsigned kind, unsigned bits)
 {
 	return (uint16_t)(RING_EV_VM | (kind & 0x7f) << 8 | (bits & 0xff));
+}
+
+/*
+ * kvm:msr: the MSR, and the guest function that called the one that made
+ * the access (native_write_msr's caller), 0 when not known. The caller is
+ * kept as its low 32 bits: x86_64 kernel text lies in the top 2 GiB, where
+ * the high half is all ones.
+ */
+static inline uint32_t vmev_msr_index(const struct ring_event *ev)
+{
+	return (uint32_t)ev->parent;
+}
+static inline uint64_t vmev_msr_caller(const struct ring_event *ev)
+{
+	uint32_t low = (uint32_t)(ev->parent >> 32);
+
+	return low ? 0xffffffff00000000ull | low : 0;
+}
+static inline uint64_t vmev_msr_pack(uint32_t index, uint64_t caller)
+{
+	return index | ((caller >> 32) == 0xffffffff ? caller << 32 : 0);
 }
 
 /*

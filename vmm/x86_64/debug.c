@@ -59,6 +59,43 @@ int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
 	return pagewalk_read(vcpu->vm, &sregs, regs.rsp, ret, sizeof(*ret));
 }
 
+/*
+ * Whether the six bytes before a return address end in a call: direct
+ * (e8 rel32; its target may be the leaf itself or a function that
+ * tail-called it, as kvm_register_clock jumps to native_write_msr),
+ * through memory (ff 15 disp32: a paravirt call through pv_ops not yet
+ * patched) or through a register (ff d0..d7). A word that follows no call
+ * is a saved register or a local, not a return address.
+ */
+static int x86_call_before(const uint8_t b[6])
+{
+	return b[1] == 0xe8 || (b[0] == 0xff && b[1] == 0x15) || (b[4] == 0xff && (b[5] & 0xf8) == 0xd0);
+}
+
+int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) < 0)
+		return -EIO;
+	/* A leaf may have pushed a few registers before the instruction that exited. */
+	for (unsigned i = 0; i < ARCH_CALLER_WORDS; i++) {
+		uint64_t word;
+		uint8_t b[6];
+
+		if (pagewalk_read(vcpu->vm, &sregs, regs.rsp + 8 * i, &word, sizeof(word)))
+			return -EFAULT;
+		if (word > 6 && !pagewalk_read(vcpu->vm, &sregs, word - 6, b, sizeof(b)) &&
+		    x86_call_before(b)) {
+			*ret = word;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
 {
 	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);

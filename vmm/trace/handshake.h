@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `--handshake`: the KVM paravirtual features a guest was offered and
+ * which of them it turned on, when, on which vCPU, from which function and
+ * with which value, built from the trace's own kvm:cpuid and kvm:msr
+ * events (vmevent.h), so that every line can be found in the trace.
+ * Pure code: it sees events in timestamp order and prints a table.
+ */
+#ifndef VMM_TRACE_HANDSHAKE_H
+#define VMM_TRACE_HANDSHAKE_H
+
+#include <stdio.h>
+
+#include "vmm/trace/ring.h"
+#include "vmm/trace/writer.h"
+
+struct handshake;
+
+/* NULL when out of memory. */
+struct handshake *handshake_new(void);
+/* One event of the trace, in timestamp order; all but kvm:cpuid and kvm:msr are ignored. */
+void handshake_event(struct handshake *h, const struct ring_event *ev);
+/*
+ * The table, to out: a header line with what the guest was offered, then
+ * one line per feature. meta names functions and turns TSC values into
+ * the trace's seconds. why_not, when not NULL, says why no MSR event could
+ * be seen (this host's KVM cannot deliver them): printed instead of rows
+ * that would all say "no".
+ */
+void handshake_print(const struct handshake *h, const struct trace_meta *meta, const char *why_not,
+		     FILE *out);
+void handshake_free(struct handshake *h);
+
+#endif
