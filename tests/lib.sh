@@ -60,6 +60,29 @@ wait_markloop() {
 trace_summary() {
 	sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
 }
+# handshake_rows ERR: the --handshake table's lines from a run's stderr.
+handshake_rows() { sed -n '/^vmmtrace: handshake: /,$p' "$1" | grep -E '^(vmmtrace: handshake|  )'; }
+# handshake_disagree TABLE TRACE: how many rows disagree with the text
+# trace of the same run (0 when all agree): each enabled row's first write
+# must be a kvm_msr line of its time, CPU and MSR made from its function,
+# and no MSR of a row said to be off may have an enabling write (bit 0) in
+# the trace (async PF's vmexit bit and poll control aside: their rows share
+# the MSR or take any write). Rows: feature, offered, MSR, enabled, first,
+# cpu, from, value, two or more blanks apart.
+handshake_disagree() {
+	local bad=0 msr time cpu from value name ev
+	while IFS='|' read -r msr time cpu from value name; do
+		ev=$(grep -E " \[0*$cpu\] " "$2" | grep -F " $time: kvm_msr: msr_write $msr = ")
+		case $ev in *"<-$from]"|*"[$from]") ;; *) bad=$((bad + 1)); echo "INFO: handshake row $name: no such event" >&2 ;; esac
+	done < <(awk -F '  +' '/^  / && $5 ~ /CPUs$/ { print $4 "|" $6 "|" $7 "|" $8 "|" $9 "|" $2 }' "$1")
+	while read -r msr; do
+		if grep -q " kvm_msr: msr_write $msr = 0x[0-9a-f]*[13579bdf] " "$2"; then
+			bad=$((bad + 1))
+			echo "INFO: handshake: MSR $msr said to be off, turned on in the trace" >&2
+		fi
+	done < <(awk -F '  +' '/^  / && $4 ~ /^[0-9a-f]+$/ && $5 == "no" && $4 != "4b564d02" && $4 != "4b564d05" { print $4 }' "$1" | sort -u)
+	echo "$bad"
+}
 # Event lines of a trace file.
 trace_events() { grep -v '^#' "$1"; }
 # The traced function of every event, in order.

@@ -10,7 +10,12 @@
 # guest's hand-over to its own ftrace (start_kernel setup_arch trap_init
 # before ftrace_init, sched_init after): exactly those four events, in that
 # order, and once the guest frees its init text no slot is held any more
-# (all four are __init). trace-stock.sh traces every function. Budget: STOCK_BUDGET seconds (default 1800: a hang fails, a slow shared
+# (all four are __init). trace-stock.sh traces every function.
+# It also runs --handshake (docs/VM-EVENTS.md), so the trace holds the
+# kvm:msr and kvm:cpuid events: the guest's kvm-clock write (MSR
+# 0x4b564d01) has the enable bit and a GPA inside guest RAM, is made from
+# kvmclock_init during setup_arch, goes through KVM (the guest still
+# switches to kvm-clock), and the table agrees with the events. Budget: STOCK_BUDGET seconds (default 1800: a hang fails, a slow shared
 # machine does not; CI took 593 s, this machine 4-10 min).
 #
 # Speed: guest kernel code is emulated here, and three initcalls that do
@@ -36,7 +41,7 @@ mkfifo "$fifo"
 
 start=$(date +%s)
 "$VMMTRACE" boot "$STOCK_BZIMAGE" --initrd "$INITRAMFS" --cpus 1 --mem 1G \
-	--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init -o "$TMPD/four.trace" \
+	--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init -o "$TMPD/four.trace" --handshake \
 	--cmdline "vmmtrace.steps=cpus,uname $speedup panic=0" </dev/null >"$fifo" 2>"$err" &
 pid=$!
 # Over budget: SIGINT, and SIGKILL should even that not stop it.
@@ -95,14 +100,37 @@ check "SIGTERM then stops vmmtrace with exit status 143 (status $rc)" [ "$rc" = 
 stopped_fast() { [ -n "$term_at" ] && [ "$stop_s" -le 10 ]; }
 check "... within 10 s" stopped_fast
 check "... saying why on stderr" grep -q '^vmmtrace: stopped by Terminated' "$err"
-check "... and the trace's summary, nothing else: no error, no crash report" \
-	[ "$(grep -vc '^vmmtrace: trace: [0-9]* events' "$err")" = 1 ]
+check "... and the trace's summary and the handshake table, nothing else: no error, no crash report" \
+	[ "$(grep -vEc '^vmmtrace: trace: [0-9]* (VM )?events|^vmmtrace: handshake: |^  ' "$err")" = 1 ]
 
 got=$(trace_funcs "$TMPD/four.trace" | tr '\n' ' ')
 echo "INFO: four functions traced: $got"
 check "events: exactly start_kernel setup_arch trap_init sched_init, in that order, once each" \
 	[ "$got" = "start_kernel setup_arch trap_init sched_init " ]
 check "the trace has ftrace's header" grep -q '^# tracer: function' "$TMPD/four.trace"
+
+# The KVM handshake of the stock kernel.
+line=$(grep -n ' kvm_msr: msr_write 4b564d01 = ' "$TMPD/four.trace" | head -1)
+val=${line##*= }
+val=${val%% *}
+echo "INFO: ${line:-no write of 4b564d01}"
+check "kvm:msr: the stock guest writes MSR_KVM_SYSTEM_TIME_NEW with the enable bit, a GPA in its 1 GiB ($val)" \
+	eval "[ -n '$val' ] && (( ($val & 1) == 1 && ($val & ~1) > 0 && ($val & ~1) < (1 << 30) ))"
+check "kvm:msr: ... from kvmclock_init (the caller kvmclock.c's leaf returns to), during setup_arch" \
+	eval "case '$line' in *'<-kvmclock_init]') true ;; *) false ;; esac &&
+	      head -n '${line%%:*}' '$TMPD/four.trace' | grep -q ' setup_arch <-start_kernel' &&
+	      tail -n +'${line%%:*}' '$TMPD/four.trace' | grep -q ' trap_init <-start_kernel'"
+check "kvm:msr: the write went through KVM: the guest switched to kvm-clock" \
+	grep -q 'clocksource: Switched to clocksource kvm-clock' "$out"
+handshake_rows "$err" >"$TMPD/hs.txt"
+sed 's/^/    handshake: /' "$TMPD/hs.txt"
+n=$(grep -c ' [0-9]*/[0-9]* CPUs ' "$TMPD/hs.txt")
+bad=$(handshake_disagree "$TMPD/hs.txt" "$TMPD/four.trace")
+check "handshake: $n enabled rows, each first write in the trace; no row said off was on ($bad disagree)" \
+	eval "[ '$n' -ge 4 ] && [ '$bad' = 0 ]"
+check "handshake: kvm-clock enabled from kvmclock_init, as the console's 'kvm-clock: Using msrs 4b564d01' says" \
+	eval "grep -qE '^  kvm-clock +yes +4b564d01 +1/1 CPUs .* kvmclock_init +pvclock area at GPA ' '$TMPD/hs.txt' &&
+	      grep -q 'kvm-clock: Using msrs 4b564d01 and 4b564d00' '$out'"
 check "the parents are symbolised (setup_arch <-start_kernel)" \
 	grep -qE ': setup_arch <-start_kernel$' "$TMPD/four.trace"
 set -- $(trace_summary "$err") - - - - - - - - -

@@ -24,7 +24,7 @@ require_kvm
 MEM_MB=512
 
 echo "== one boot, text, every VM event"
-timeout -k 5 400 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event 'kvm:*' \
+timeout -k 5 400 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event 'kvm:*' --handshake \
 	--trace kvm_init_platform --trace 'kvm_arch_para_*' --trace io_serial_out --control "$TMPD/sock" \
 	--stop-at populate_rootfs -q -o "$TMPD/ev.txt" --console "$TMPD/con.txt" </dev/null 2>"$TMPD/ev.err" &
 pid=$!
@@ -97,6 +97,25 @@ check "kvm:msr: the guest still switched to kvm-clock" \
 	grep -q "clocksource: Switched to clocksource kvm-clock" "$TMPD/con.txt"
 check "kvm:msr: no access failed (#GP)" eval "! grep -q ' kvm_msr: .*(#GP)' '$TMPD/ev.txt'"
 
+# --handshake: the table agrees with the trace's own kvm:cpuid and kvm:msr
+# events, and with what the guest says of itself.
+handshake_rows "$TMPD/ev.err" >"$TMPD/hs.txt"
+offered=$(sed -nE 's/.* kvm_cpuid: func 40000001 idx 0 rax ([0-9a-f]+) .*/\1/p' "$TMPD/ev.txt" | head -1)
+check "handshake: the features offered are the trace's CPUID leaf 0x40000001 EAX (0x$offered)" \
+	grep -q "^vmmtrace: handshake: KVM features 0x$offered offered (CPUID 0x40000001 EAX, signature 'KVMKVMKVM')$" \
+	"$TMPD/hs.txt"
+n=$(grep -c ' [0-9]*/[0-9]* CPUs ' "$TMPD/hs.txt")
+bad=$(handshake_disagree "$TMPD/hs.txt" "$TMPD/ev.txt")
+check "handshake: its $n enabled rows' first writes are in the trace (time, CPU, MSR, caller); no row said off was on ($bad disagree)" \
+	eval "[ '$n' -ge 5 ] && [ '$bad' = 0 ]"
+row() { grep -E "^  $1  " "$TMPD/hs.txt"; }
+check "handshake: kvm-clock on MSR 4b564d01 from kvmclock_init, its pvclock area in RAM (as the guest says)" \
+	eval "row kvm-clock | grep -qE ' yes +4b564d01 +1/1 CPUs .* kvmclock_init +pvclock area at GPA 0x[0-9a-f]+$' &&
+	      grep -q 'kvm-clock: Using msrs 4b564d01 and 4b564d00' '$TMPD/con.txt'"
+check "handshake: steal time and PV EOI on, as the lean guest's kvm_guest_cpu_init does" \
+	eval "row 'steal time' | grep -q ' 1/1 CPUs ' && row 'PV EOI' | grep -q ' 1/1 CPUs '"
+check "handshake: a feature without an MSR says so" eval "row 'PV TLB flush' | grep -q 'no MSR: '"
+
 echo "== a short boot recorded raw, read back by report"
 timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem ${MEM_MB}M --event 'kvm:*' \
 	--cmdline earlyprintk=serial,ttyS0,115200 --trace kvm_init_platform --stop-at trap_init -q -vv \
@@ -111,8 +130,10 @@ strip() { grep ' kvm_msr: ' "$1" | head -1 | sed -E 's/.*[0-9]+\.[0-9]{6}: //'; 
 check "report prints the kvm:msr write as the text writer did: $(strip "$TMPD/raw.txt")" \
 	eval "[ -n \"\$(strip '$TMPD/raw.txt')\" ] && [ \"\$(strip '$TMPD/raw.txt')\" = \"\$(strip '$TMPD/ev.txt')\" ]"
 check "report: kvm_userspace_exit lines too" grep -q ' kvm_userspace_exit: reason X86_WRMSR (30) ' "$TMPD/raw.txt"
-# trace-cmd report prints every VM event as the text does (its own spacing).
-vm_lines() { grep -E '[0-9]\.[0-9]{6}: kvm_[a-z_]+: ' | sed -E 's/^.* ([0-9]+\.[0-9]{6}): (kvm_[a-z_]+): +/\1 \2 /'; }
+# trace-cmd report prints every VM event as the text does (its own spacing),
+# but for kvm_msr's caller: a field of the event (checked below) that its
+# print format cannot leave out when unknown, so it prints the RIP alone.
+vm_lines() { grep -E '[0-9]\.[0-9]{6}: kvm_[a-z_]+: ' | sed -E 's/^.* ([0-9]+\.[0-9]{6}): (kvm_[a-z_]+): +/\1 \2 /; s/ <-[^]]*\]$/]/'; }
 "$VMMTRACE" report "$TMPD/ev.raw" --format dat -o "$TMPD/ev.dat"
 check "report --format dat: status 0" [ $? = 0 ]
 if command -v trace-cmd >/dev/null; then
@@ -121,6 +142,14 @@ if command -v trace-cmd >/dev/null; then
 	check "trace-cmd report: the same $(wc -l <"$TMPD/vm-text.lines") VM events as the text (pio, msr, exit, cpuid)" eval \
 		"[ -s '$TMPD/vm-text.lines' ] && cmp -s '$TMPD/vm-text.lines' '$TMPD/vm-dat.lines' &&
 		 grep -q ' kvm_pio ' '$TMPD/vm-dat.lines' && grep -q ' kvm_cpuid ' '$TMPD/vm-dat.lines'"
+	caller=$(sed -nE 's/.* kvm_msr: msr_write 4b564d01 = .* <-([^]]+)\]$/\1/p' "$TMPD/raw.txt" | head -1)
+	# The field's address lies in the function the text names (System.map,
+	# sorted; kernel addresses are 16 hex digits, so strings compare as numbers).
+	cad=$(trace-cmd report -R -i "$TMPD/ev.dat" 2>/dev/null | grep -E ' kvm_msr: .* ecx=4b564d01 ' | head -1 |
+		sed -nE 's/.* caller=0x([0-9a-f]{16}).*/\1/p')
+	cname=$(awk -v a="$cad" 'a != "" && $1 <= a && $2 ~ /^[tTwW]$/ { n = $3 } END { print n }' "$LEAN_DIR/System.map")
+	check "trace-cmd: kvm_msr's caller field (0x$cad) lies in the text's caller (${caller:-none}: $cname)" \
+		eval "[ -n '$caller' ] && [ '$cname' = '$caller' ]"
 else
 	fail "trace-cmd is missing (scripts/prepare-tests.sh installs it)"
 fi

@@ -30,6 +30,18 @@ check "boot-trace.sh: stopped at rest_init" grep -q "stopped at rest_init (--sto
 check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
 	grep -q "trace: 4 events (3 before ftrace_init, 1 after); 4 slots held; .* 0 dropped" "$TMPD/boot.err"
 
+# handshake.sh: no trace on stdout, the table on stderr with kvm-clock on
+# from kvmclock_init, stopped at populate_rootfs.
+VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/handshake.sh" "$LEAN_BZIMAGE" >"$TMPD/hs.out" 2>"$TMPD/hs.err"
+rc=$?
+check "handshake.sh: status 0 (got $rc), stopped at populate_rootfs" \
+	eval "[ '$rc' = 0 ] && grep -q 'stopped at populate_rootfs (--stop-at)' '$TMPD/hs.err'"
+check "handshake.sh: nothing on stdout (no trace, console to /dev/null)" [ ! -s "$TMPD/hs.out" ]
+check "handshake.sh: the table says what was offered" \
+	grep -qE "^vmmtrace: handshake: KVM features 0x[0-9a-f]+ offered \(CPUID 0x40000001 EAX, signature 'KVMKVMKVM'\)$" "$TMPD/hs.err"
+check "handshake.sh: kvm-clock on, from kvmclock_init" \
+	grep -qE '^  kvm-clock +yes +4b564d01 +1/1 CPUs .* kvmclock_init +pvclock area at GPA 0x' "$TMPD/hs.err"
+
 # attach.sh: a window with events, all of them kmem_cache_*, then the status
 # and the stop.
 VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/attach.sh" "$LEAN_BZIMAGE" >"$TMPD/attach.out" 2>"$TMPD/attach.err"
