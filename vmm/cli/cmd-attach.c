@@ -114,9 +114,6 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	o->socket = argv[optind];
 	if (!o->format)
 		o->format = o->output ? trace_writer_for_path(o->output) : &trace_writer_text;
-	if (o->nev && !trace_writer_has_vm_events(o->format))
-		return cmd_fail("attach", EXIT_BAD_INPUT, "--event: the %s format cannot hold VM events yet; "
-				"use text, raw or dat", o->format->name);
 	return 0;
 }
 

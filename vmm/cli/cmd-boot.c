@@ -86,7 +86,7 @@ static const char boot_usage[] =
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
-	"                        or alone; text, raw or dat output: docs/VM-EVENTS.md)\n"
+	"                        or alone; every output format: docs/VM-EVENTS.md)\n"
 	"  --msr LIST            kvm:msr also records these MSRs: 0x10,0x1b,0xc0000100-0xc0000102\n"
 	"  --handshake           at the end, a table of the KVM PV features offered and which the\n"
 	"                        guest turned on, when, where, with which value (from kvm:cpuid and\n"
@@ -139,9 +139,6 @@ static int boot_check_events(struct boot_opts *o)
 
 	if (o->msrs.n && !(o->tcfg.events & VMEV_MASK(VMEV_MSR)))
 		return boot_fail("%s", "--msr needs --event kvm:msr");
-	if (o->tcfg.events && o->tcfg.format && !trace_writer_has_vm_events(o->tcfg.format))
-		return boot_fail("--event: the %s format cannot hold VM events yet; use text, raw or dat",
-				 o->tcfg.format->name);
 	vmev_msr_defaults(&all);
 	/* KVM's filter takes 16 ranges: the defaults' and --msr's together. */
 	if (all.n + o->msrs.n > VMEV_MAX_MSR_RANGES)

@@ -146,7 +146,6 @@ struct report_convert {
 	const struct trace_writer_ops *ops;
 	struct trace_writer *w;
 	uint64_t events;
-	uint64_t vm_skipped;		/* VM events the format cannot hold yet */
 };
 
 static int report_convert_event(void *opaque, const struct ring_event *ev)
@@ -155,10 +154,6 @@ static int report_convert_event(void *opaque, const struct ring_event *ev)
 
 	if (!report_sel_match(cv->sel, ev))
 		return 0;
-	if ((ev->flags & RING_EV_VM) && !trace_writer_has_vm_events(cv->ops)) {
-		cv->vm_skipped++;
-		return 0;
-	}
 	cv->events++;
 	return cv->ops->event(cv->w, ev);
 }
@@ -179,9 +174,6 @@ static int report_convert(struct raw_reader *r, struct report_sel *sel,
 	st = raw_read_report(r)->stats;
 	st.events = cv.events;
 	rc2 = ops->close(cv.w, &st, rc ? NULL : err);
-	if (cv.vm_skipped)	/* said, never dropped silently */
-		cmd_fail("report", EXIT_OK, "%" PRIu64 " VM events (--event) left out: the %s format "
-			 "cannot hold them yet (text, raw and dat can)", cv.vm_skipped, ops->name);
 	return rc ? rc : rc2;
 }
 

@@ -182,11 +182,6 @@ static void ctl_attach(struct ctl_conn *c)
 		ctl_replyf(c, -EINVAL, "attach needs at least one pattern to trace or an event");
 		goto out;
 	}
-	if (c->vm_events && c->format && !trace_writer_has_vm_events(c->format)) {
-		ctl_replyf(c, -EINVAL, "--event: the %s format cannot hold VM events yet; use text, raw or dat",
-			   c->format->name);
-		goto out;
-	}
 	c->events = fopencookie(c, "w", io);
 	/* Before the writer's header: C allows setvbuf only before a stream's first output. */
 	if (c->events)

@@ -554,19 +554,12 @@ struct raw_convert {
 	const struct trace_writer_ops *ops;
 	struct trace_writer *w;
 	uint64_t events;
-	int vm_events;			/* the format writes VM events */
-	uint64_t skipped;
 };
 
 static int raw_convert_event(void *opaque, const struct ring_event *ev)
 {
 	struct raw_convert *cv = opaque;
 
-	/* Formats without VM events yet (dat, perfetto) skip them, counted as skipped. */
-	if ((ev->flags & RING_EV_VM) && !cv->vm_events) {
-		cv->skipped++;
-		return 0;
-	}
 	cv->events++;
 	return cv->ops->event(cv->w, ev);
 }
@@ -574,7 +567,7 @@ static int raw_convert_event(void *opaque, const struct ring_event *ev)
 int raw_read_convert(struct raw_reader *r, const struct trace_writer_ops *ops, FILE *out,
 		     struct errbuf *err)
 {
-	struct raw_convert cv = { .ops = ops, .vm_events = trace_writer_has_vm_events(ops) };
+	struct raw_convert cv = { .ops = ops };
 	struct trace_stats st;
 	int rc, rc2;
 
@@ -584,7 +577,6 @@ int raw_read_convert(struct raw_reader *r, const struct trace_writer_ops *ops, F
 	rc = raw_read_replay(r, raw_convert_event, &cv);
 	if (rc)
 		err_set(err, -rc, "converting to %s: %s", ops->name, strerror(-rc));
-	r->rep.skipped_records += cv.skipped;
 	st = r->rep.stats;
 	st.events = cv.events;
 	rc2 = ops->close(cv.w, &st, rc ? NULL : err);

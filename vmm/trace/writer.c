@@ -51,8 +51,3 @@ const struct trace_writer_ops *trace_writer_for_path(const char *path)
 	return &trace_writer_raw;
 }
 
-int trace_writer_has_vm_events(const struct trace_writer_ops *ops)
-{
-	return ops == &trace_writer_text || ops == &trace_writer_raw || ops == &trace_writer_dat ||
-	       ops == &trace_writer_perfetto;
-}

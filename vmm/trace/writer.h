@@ -75,9 +75,6 @@ const struct trace_writer_ops *trace_writer_find(const char *name);
  */
 const struct trace_writer_ops *trace_writer_for_path(const char *path);
 
-/* Whether the format writes VM events (--event): text, raw and dat so far. */
-int trace_writer_has_vm_events(const struct trace_writer_ops *ops);
-
 /* ns since meta->tsc_base for a guest TSC value (0 for earlier values). */
 static inline uint64_t trace_meta_ns(const struct trace_meta *m, uint64_t tsc)
 {
