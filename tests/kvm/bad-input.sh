@@ -4,7 +4,7 @@
 # kernels, memory too small for the kernel or its initrd, bad --cpus, --mem
 # and initrds, unknown options, tracing options that cannot work (no such
 # function, bad mode or buffer size, unwritable output, an unknown --event,
-# a malformed --msr list, VM events to a format without them). Each must be refused
+# a malformed --msr list, --flight-recorder 0, --hang alone). Each must be refused
 # at once with exit status 2 and exactly one line on stderr naming the
 # problem: no guest console on stdout, no crash, no hang (BAD_TIMEOUT seconds
 # each). Then Ctrl-C: a real boot interrupted with SIGINT must stop with
@@ -137,7 +137,7 @@ bad "--trace of a malformed glob" "no traceable function matches --trace \[abc" 
 bad "--stop-at an unknown function" "--stop-at nosuchfunc: no such function in the kernel" \
 	"$LEAN_BZIMAGE" --stop-at nosuchfunc
 bad "--notrace without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" --notrace foo
-bad "-o without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
+bad "-o without --trace" "--notrace, -o and --format need at least one --trace, --event, --handshake or --flight-recorder" "$LEAN_BZIMAGE" -o "$TMPD/x.trace"
 bad "--format without --trace" "--notrace, -o and --format need at least one --trace" "$LEAN_BZIMAGE" --format dat
 bad "an unknown --format" "--format must be text, dat, perfetto or raw, not 'pdf'" "$LEAN_BZIMAGE" --trace start_kernel --format pdf
 bad "--event of an unknown event" "--event 'kvm:nope' matches no event \(kvm:pio, " "$LEAN_BZIMAGE" --event kvm:nope
@@ -148,6 +148,12 @@ done
 bad "--msr past KVM's 16 filter ranges" "--msr: at most 14 ranges besides the default ones" \
 	"$LEAN_BZIMAGE" --event kvm:msr --msr 1,2,3,4,5,6,7,8,9,10 --msr 11,12,13,14,15
 bad "--msr without kvm:msr" "--msr needs --event kvm:msr" "$LEAN_BZIMAGE" --event kvm:pio --msr 0x10
+for n in 0 -1 x 1000001 12k ''; do
+	bad "--flight-recorder '$n'" "--flight-recorder must be a number from 1 to 1000000, not '$n'" \
+		"$LEAN_BZIMAGE" --flight-recorder "$n"
+done
+bad "--hang 0" "--hang must be a number from 1 to 86400, not '0'" "$LEAN_BZIMAGE" --flight-recorder 10 --hang 0
+bad "--hang without --flight-recorder" "--hang needs --flight-recorder" "$LEAN_BZIMAGE" --hang 30
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
 bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \

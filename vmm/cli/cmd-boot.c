@@ -3,11 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmm/kvm/arch.h"
@@ -21,6 +25,7 @@
 #include "vmm/image/image.h"
 #include "vmm/util/log.h"
 #include "vmm/devices/serial.h"
+#include "vmm/trace/flightrec.h"
 #include "vmm/trace/handshake.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/vmevent.h"
@@ -57,6 +62,8 @@ struct boot_opts {
 	const char *console;
 	const char *control;
 	int handshake;			/* --handshake: the PV feature table at the end */
+	unsigned flight_recorder;	/* --flight-recorder N: events kept (0: off) */
+	unsigned hang;			/* --hang SECS (0: off) */
 };
 
 static const char boot_usage[] =
@@ -88,6 +95,12 @@ static const char boot_usage[] =
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; every output format: docs/VM-EVENTS.md)\n"
 	"  --msr LIST            kvm:msr also records these MSRs: 0x10,0x1b,0xc0000100-0xc0000102\n"
+	"  --flight-recorder N   keep the last N events (--trace, --event; default every VM event)\n"
+	"                        in memory, no trace unless -o; print them and the vCPUs' registers\n"
+	"                        if the guest panics, triple-faults, hits a KVM internal error or\n"
+	"                        hangs (docs/VM-EVENTS.md)\n"
+	"  --hang SECS           with --flight-recorder: a guest that records no event for SECS\n"
+	"                        seconds has hung: stop it (exit status 7)\n"
 	"  --handshake           at the end, a table of the KVM PV features offered and which the\n"
 	"                        guest turned on, when, where, with which value (from kvm:cpuid and\n"
 	"                        kvm:msr events, which it records; docs/VM-EVENTS.md)\n"
@@ -179,6 +192,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "event", required_argument, NULL, 'E' },
 		{ "msr", required_argument, NULL, 'R' },
 		{ "handshake", no_argument, NULL, 'H' },
+		{ "flight-recorder", required_argument, NULL, 'F' },
+		{ "hang", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -268,6 +283,18 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'X': o->no_sandbox = 1; break;
 		case 'H': o->handshake = 1; break;
+		case 'F':
+		case 'G': {
+			unsigned long n, max = c == 'F' ? FLIGHTREC_MAX : 86400;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-' || n < 1 || n > max)
+				return boot_fail("%s must be a number from 1 to %lu, not '%s'",
+						 c == 'F' ? "--flight-recorder" : "--hang", max, optarg);
+			*(c == 'F' ? &o->flight_recorder : &o->hang) = (unsigned)n;
+			break;
+		}
 		case 'h': fputs(boot_usage, stdout); return -1;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
@@ -277,14 +304,31 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("%s", optind >= argc ? "KERNEL is missing (see --help)"
 						      : "expected exactly one KERNEL argument");
 	o->kernel = argv[optind];
-	if (!o->tcfg.n_include && !o->tcfg.events && !o->handshake &&
+	if (!o->tcfg.n_include && !o->tcfg.events && !o->handshake && !o->flight_recorder &&
 	    (o->tcfg.n_exclude || o->tcfg.output || o->tcfg.format))
-		return boot_fail("%s", "--notrace, -o and --format need at least one --trace, --event or --handshake");
-	if (o->handshake) {
-		/* The table is built from these events; they go to the trace too, if there is one. */
+		return boot_fail("%s", "--notrace, -o and --format need at least one --trace, --event, "
+				 "--handshake or --flight-recorder");
+	if (o->hang && !o->flight_recorder)
+		return boot_fail("%s", "--hang needs --flight-recorder");
+	/*
+	 * The recorder's --trace and --event say what it keeps: it writes a
+	 * trace only to an -o or --format asked for. The handshake table
+	 * writes none unless a trace was asked for some other way.
+	 */
+	if (o->flight_recorder)
+		o->tcfg.no_output = !o->tcfg.output && !o->tcfg.format;
+	else if (o->handshake)
 		o->tcfg.no_output = !o->tcfg.n_include && !o->tcfg.events && !o->tcfg.output && !o->tcfg.format;
-		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
+	if (o->flight_recorder) {
+		/* Nothing chosen: every VM event but the CPUID table (records at time zero). */
+		if (!o->tcfg.n_include && !o->tcfg.events)
+			o->tcfg.events = VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_MSR) |
+					 VMEV_MASK(VMEV_EXIT);
+		o->tcfg.stop_on_panic = 1;
 	}
+	/* The table is built from these events; they go to the trace too, if there is one. */
+	if (o->handshake)
+		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
@@ -340,12 +384,23 @@ static int boot_console_fd(const struct boot_opts *o)
 	return (o->tcfg.n_include || o->tcfg.events) && !o->tcfg.output && !o->tcfg.no_output ? 2 : 1;
 }
 
-static void boot_handshake_tap(void *opaque, const struct ring_event *ev)
+/* What sees the boot's events besides its trace file (tracer_config.tap). */
+struct boot_taps {
+	struct handshake *hs;
+	struct flightrec *fr;
+};
+
+static void boot_tap(void *opaque, const struct ring_event *ev)
 {
-	handshake_event(opaque, ev);
+	struct boot_taps *taps = opaque;
+
+	if (taps->hs)
+		handshake_event(taps->hs, ev);
+	if (taps->fr)
+		flightrec_event(taps->fr, ev);
 }
 
-static int boot_trace_setup(const struct boot_opts *o, struct handshake *hs, struct vm *vm,
+static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, struct vm *vm,
 			    struct kernel_image *img, struct tracer **t)
 {
 	struct tracer_config cfg = o->tcfg;
@@ -356,9 +411,9 @@ static int boot_trace_setup(const struct boot_opts *o, struct handshake *hs, str
 	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
 	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at && !o->tcfg.events)
 		return 0;
-	if (hs) {
-		cfg.tap = boot_handshake_tap;
-		cfg.tap_opaque = hs;
+	if (taps->hs || taps->fr) {
+		cfg.tap = boot_tap;
+		cfg.tap_opaque = taps;
 	}
 	rc = tracer_create(t, vm, img, &cfg, &err);
 	if (rc)
@@ -382,6 +437,8 @@ static int boot_exit_status(const struct vm *vm, enum vm_stop_reason reason)
 		return EXIT_TRIPLE_FAULT;
 	case VM_STOP_KVM_INTERNAL:
 		return EXIT_KVM_INTERNAL;
+	case VM_STOP_GUEST_HANG:
+		return EXIT_GUEST_HANG;
 	case VM_STOP_HOST_FAILURE:
 	default:
 		return EXIT_FAILURE_RUN;
@@ -439,6 +496,86 @@ static int boot_sandbox(const struct boot_opts *o)
 	return 0;
 }
 
+/*
+ * --hang: a thread that stops the guest once no event (function or VM
+ * event) was recorded for secs seconds. Started before the sandbox.
+ */
+struct hang_watch {
+	unsigned secs;
+	struct vm *vm;
+	struct tracer *t;
+	pthread_t thread;
+	int running;
+	atomic_int stop;
+};
+
+static void *hang_main(void *arg)
+{
+	struct hang_watch *h = arg;
+	struct tracer_progress p;
+	uint64_t last = UINT64_MAX;
+	unsigned quiet_ms = 0;
+
+	while (!atomic_load(&h->stop) && quiet_ms < h->secs * 1000u) {
+		struct timespec ts = { 0, 250 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		tracer_progress(h->t, &p);
+		quiet_ms = p.events + p.vm_events == last ? quiet_ms + 250 : 0;
+		last = p.events + p.vm_events;
+	}
+	if (!atomic_load(&h->stop))
+		vm_request_stop(h->vm, VM_STOP_GUEST_HANG, "the guest made no progress for %u s (--hang): "
+				"no event recorded", h->secs);
+	return NULL;
+}
+
+static int hang_start(struct hang_watch *h, struct vm *vm, struct tracer *t)
+{
+	h->vm = vm;
+	h->t = t;
+	h->running = !pthread_create(&h->thread, NULL, hang_main, h);
+	return h->running ? 0 : -1;
+}
+
+static void hang_stop(struct hang_watch *h)
+{
+	if (!h->running)
+		return;
+	atomic_store(&h->stop, 1);
+	pthread_join(h->thread, NULL);
+	h->running = 0;
+}
+
+/*
+ * --flight-recorder: when the guest died (panic, triple fault, KVM
+ * internal error, hang), its last events and every vCPU's registers, its
+ * instruction pointer symbolised; nothing when it ended otherwise.
+ */
+static void boot_flight_report(struct vm *vm, struct tracer *t, struct flightrec *fr, int status)
+{
+	struct trace_meta meta;
+	char regs[1024];
+
+	if (status != EXIT_GUEST_PANIC && status != EXIT_TRIPLE_FAULT && status != EXIT_KVM_INTERNAL &&
+	    status != EXIT_GUEST_HANG)
+		return;
+	tracer_meta(t, &meta);
+	flightrec_print(fr, &meta, stderr);
+	for (unsigned i = 0; i < vm->ncpus; i++) {
+		uint64_t pc, off = 0;
+		const struct symbol *s;
+
+		arch_vcpu_registers(&vm->vcpus[i], regs, sizeof(regs), &pc);
+		s = pc ? symtab_find_addr(meta.syms, pc, &off) : NULL;
+		if (s && off < symtab_extent(meta.syms, s))
+			fprintf(stderr, "vmmtrace: flight recorder: vCPU %u at %s+0x%" PRIx64 ":\n%s", i,
+				symtab_name(meta.syms, s), off, regs);
+		else
+			fprintf(stderr, "vmmtrace: flight recorder: vCPU %u:\n%s", i, regs);
+	}
+}
+
 static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		       const uint8_t *initrd, size_t initrd_size, char *cmdline)
 {
@@ -451,7 +588,8 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	struct tracer *tracer = NULL;
 	struct control *control = NULL;
 	struct progress *progress = NULL;
-	struct handshake *hs = NULL;
+	struct boot_taps taps = { NULL, NULL };
+	struct hang_watch hang = { .secs = o->hang };
 	struct vm vm;
 	int status;
 
@@ -464,11 +602,12 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		vm_destroy(&vm);
 		return boot_fail("%s: %s", o->kernel, err.msg);
 	}
-	if (o->handshake && !(hs = handshake_new())) {
-		status = cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
+	if ((o->handshake && !(taps.hs = handshake_new())) ||
+	    (o->flight_recorder && !(taps.fr = flightrec_new(o->flight_recorder)))) {
+		status = cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory for --handshake or --flight-recorder");
 		goto out;
 	}
-	if ((status = boot_trace_setup(o, hs, &vm, img, &tracer)))
+	if ((status = boot_trace_setup(o, &taps, &vm, img, &tracer)))
 		goto out;
 	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
 		status = cmd_fail("boot", tracer && tracer_output_error(tracer) ? EXIT_TRACE_WRITE :
@@ -483,13 +622,17 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	if (tracer && !o->quiet && progress_start(&progress, tracer))
 		log_warn("no progress line: out of memory or threads");
 	console_input_start(&vm);
+	if (tracer && hang.secs && hang_start(&hang, &vm, tracer))
+		log_warn("--hang: no watchdog thread: a hang is not caught");
 	if ((status = boot_sandbox(o))) {
+		hang_stop(&hang);
 		console_input_stop();
 		progress_stop(progress);
 		control_stop(control);
 		goto out;
 	}
 	status = boot_exit_status(&vm, vm_run(&vm));
+	hang_stop(&hang);
 	console_input_stop();
 	progress_stop(progress);
 	control_stop(control);
@@ -498,18 +641,21 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	if (tracer) {
 		status = boot_finish_trace(tracer, &vm, status);
 		tracer_summary(tracer, stderr);
-		if (hs) {
+		if (taps.fr)
+			boot_flight_report(&vm, tracer, taps.fr, status);
+		if (taps.hs) {
 			struct trace_meta meta;
 
 			tracer_meta(tracer, &meta);
-			handshake_print(hs, &meta, tracer_vmev_missing(tracer, VMEV_MSR), stderr);
+			handshake_print(taps.hs, &meta, tracer_vmev_missing(tracer, VMEV_MSR), stderr);
 		}
 	}
 	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
 out:
 	vm_destroy(&vm);
 	tracer_destroy(tracer);
-	handshake_free(hs);
+	handshake_free(taps.hs);
+	flightrec_free(taps.fr);
 	return status;
 }
 

@@ -11,6 +11,7 @@ enum exit_status {
 	EXIT_TRIPLE_FAULT = 4,	/* guest triple-faulted (KVM_EXIT_SHUTDOWN) */
 	EXIT_KVM_INTERNAL = 5,	/* KVM internal error the VMM could not assist */
 	EXIT_TRACE_WRITE = 6,	/* the trace file could not be written (disk full, ...) */
+	EXIT_GUEST_HANG = 7,	/* the guest made no progress for --hang SECS */
 	EXIT_SIGNAL_BASE = 128,	/* stopped by signal N: 128 + N, as shells do */
 };
 

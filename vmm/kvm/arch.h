@@ -43,6 +43,12 @@ int arch_vcpu_exit(struct vcpu *vcpu);
 int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
+/*
+ * Every register a post-mortem wants (general, instruction pointer, flags,
+ * control), as lines of text, each ending in a newline; *pc gets the
+ * instruction pointer (0 when unavailable). A stopped vCPU only.
+ */
+void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc);
 
 /* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);

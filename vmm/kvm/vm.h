@@ -37,6 +37,7 @@ enum vm_stop_reason {
 	VM_STOP_GUEST_PANIC,	/* the guest kernel panicked */
 	VM_STOP_TRIPLE_FAULT,	/* KVM_EXIT_SHUTDOWN */
 	VM_STOP_KVM_INTERNAL,	/* a KVM internal error nothing could assist */
+	VM_STOP_GUEST_HANG,	/* the guest made no progress for too long (--hang) */
 };
 
 /*

@@ -76,6 +76,7 @@ struct tracer {
 	uint64_t ftrace_ret;
 	uint64_t free_initmem;
 	uint64_t stop_at;
+	uint64_t emergency_restart;	/* cfg.stop_on_panic: its address, or 0 */
 
 	pthread_t consumer;
 	int consumer_running;

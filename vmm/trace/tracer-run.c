@@ -146,11 +146,13 @@ void tracer_consumer_stop(struct tracer *t)
 
 int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err)
 {
-	uint64_t bp[3];
+	uint64_t bp[4];
 	unsigned n = 0;
 
 	if (t->stop_at)
 		bp[n++] = t->stop_at;
+	if (t->emergency_restart)
+		bp[n++] = t->emergency_restart;
 	if (t->free_initmem && !t->init_dropped)
 		bp[n++] = t->free_initmem;
 	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
@@ -212,6 +214,11 @@ void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc)
 	struct tracer *t = opaque;
 	struct patch_result res;
 
+	if (t->emergency_restart && pc == t->emergency_restart) {
+		vm_stop(vcpu->vm, vcpu, VM_STOP_GUEST_PANIC, "guest kernel panic: vCPU %u called "
+			"emergency_restart() (a panic with panic=-1 reboots through it)", vcpu->id);
+		return;
+	}
 	if (t->stop_at && pc == t->stop_at) {
 		vm_stop(vcpu->vm, vcpu, VM_STOP_REQUESTED, "stopped at %s (--stop-at) on vCPU %u",
 			t->cfg.stop_at, vcpu->id);

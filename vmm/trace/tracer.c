@@ -231,6 +231,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 		goto fail;
 	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
 	t->free_initmem = tracer_text_symbol(t, "free_initmem");
+	if (cfg->stop_on_panic && !(t->emergency_restart = tracer_text_symbol(t, "emergency_restart")))
+		log_warn("the kernel has no emergency_restart(): a panic that reboots is not caught");
 	t->ps.phase = t->ftrace_init ? PATCH_PHASE_EARLY : PATCH_PHASE_RUNNING;
 	if (pio_register(&vm->pio, VT_DOORBELL_PORT, 4, tracer_doorbell, t)) {
 		rc = err_set(err, ENOSPC, "too many port I/O devices");
@@ -323,6 +325,7 @@ void tracer_progress(struct tracer *t, struct tracer_progress *p)
 
 	tracer_ring_totals(t, &lost, &stub_dropped, &rejected);
 	p->events = atomic_load(&t->events);
+	p->vm_events = atomic_load(&t->vm_events);
 	p->dropped = lost + stub_dropped;
 	p->guest_ns = trace_meta_ns(&meta, atomic_load(&t->max_tsc));
 	p->phase = t->ps.phase == PATCH_PHASE_EARLY ? "early boot" :

@@ -48,6 +48,12 @@ struct tracer_config {
 	void (*tap)(void *opaque, const struct ring_event *ev);
 	void *tap_opaque;
 	int no_output;			/* the boot's events go to the tap only: no -o, nothing on stdout */
+	/*
+	 * Stop the guest, as a panic, when it calls emergency_restart(): a
+	 * panic with panic=-1 reboots through it at once, before a console
+	 * that is not up yet could say why (--flight-recorder).
+	 */
+	int stop_on_panic;
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
@@ -97,6 +103,7 @@ int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, siz
 /* A snapshot for a live progress display; cheap, from any thread. */
 struct tracer_progress {
 	uint64_t events;		/* drained so far */
+	uint64_t vm_events;		/* VM events recorded so far */
 	uint64_t dropped;		/* by the stub, or lost */
 	uint64_t guest_ns;		/* guest time of the newest event drained */
 	const char *phase;		/* "early boot", "ftrace_init", "running" */

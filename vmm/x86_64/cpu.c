@@ -149,6 +149,32 @@ void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 		 (unsigned long long)sregs.cr0, (unsigned long long)sregs.cr3);
 }
 
+void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
+{
+	struct kvm_regs r;
+	struct kvm_sregs s;
+
+	*pc = 0;
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &r, NULL) < 0 ||
+	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &s, NULL) < 0) {
+		snprintf(buf, len, "registers unavailable\n");
+		return;
+	}
+	*pc = r.rip;
+	snprintf(buf, len,
+		 "RIP: %016llx RSP: %016llx RFLAGS: %08llx CS: %04x SS: %04x\n"
+		 "RAX: %016llx RBX: %016llx RCX: %016llx\n"
+		 "RDX: %016llx RSI: %016llx RDI: %016llx\n"
+		 "RBP: %016llx R08: %016llx R09: %016llx\n"
+		 "R10: %016llx R11: %016llx R12: %016llx\n"
+		 "R13: %016llx R14: %016llx R15: %016llx\n"
+		 "CR0: %016llx CR2: %016llx CR3: %016llx\n"
+		 "CR4: %016llx EFER: %016llx\n",
+		 r.rip, r.rsp, r.rflags, s.cs.selector, s.ss.selector, r.rax, r.rbx, r.rcx,
+		 r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15,
+		 s.cr0, s.cr2, s.cr3, s.cr4, s.efer);
+}
+
 int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max, unsigned *n)
 {
 	struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
