@@ -42,8 +42,19 @@ check "handshake.sh: the table says what was offered" \
 check "handshake.sh: kvm-clock on, from kvmclock_init" \
 	grep -qE '^  kvm-clock +yes +4b564d01 +1/1 CPUs .* kvmclock_init +pvclock area at GPA 0x' "$TMPD/hs.err"
 
-# attach.sh: a window with events, all of them kmem_cache_*, then the status
-# and the stop.
+# flight-recorder.sh: status 7, the recorder's events end in the call of
+# panic from the e820 code, then the registers.
+VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/flight-recorder.sh" "$LEAN_BZIMAGE" >"$TMPD/fr.out" 2>"$TMPD/fr.err"
+rc=$?
+check "flight-recorder.sh: status 7, no progress (got $rc)" \
+	eval "[ '$rc' = 7 ] && grep -q 'made no progress for 20 s (--hang)' '$TMPD/fr.err'"
+check "flight-recorder.sh: the last of its events is the call of panic, then vCPU 0's registers" eval \
+	"sed -n '/^vmmtrace: flight recorder: the last/,/^vmmtrace: flight recorder: vCPU 0/p' '$TMPD/fr.err' |
+	 grep -E ' <-|^vmmtrace: flight recorder: vCPU' | tail -n 2 | head -n 1 | grep -q ': panic <-e820_' &&
+	 grep -qE '^RIP: ffffffff' '$TMPD/fr.err'"
+
+# attach.sh: a window with events, all of them kmem_cache_*, a window of
+# kvm:pio events, then the status and the stop.
 VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/attach.sh" "$LEAN_BZIMAGE" >"$TMPD/attach.out" 2>"$TMPD/attach.err"
 rc=$?
 check "attach.sh: status 0 (got $rc)" [ "$rc" = 0 ]
@@ -52,6 +63,10 @@ n=$(sed -nE 's/^\.\.\. ([0-9]+) events in the window$/\1/p' "$TMPD/attach.out")
 check "attach.sh: the window has events (got '${n:-none}')" eval "[ -n '$n' ] && [ '$n' -gt 0 ]"
 check "attach.sh: every event shown is a kmem_cache_ function" \
 	eval "! trace_funcs '$TMPD/attach.out' | grep -qv '^kmem_cache_'"
+n=$(sed -nE 's/^\.\.\. ([0-9]+) port accesses in the window$/\1/p' "$TMPD/attach.out")
+check "attach.sh: the kvm:pio window has port accesses (got '${n:-none}'), shown as kvm_pio" eval \
+	"[ -n '$n' ] && [ '$n' -gt 0 ] &&
+	 sed -n '/--event kvm:pio/,/port accesses in the window/p' '$TMPD/attach.out' | grep -q ' kvm_pio: pio_'"
 check "attach.sh: the status after the window shows no client left" grep -q "^clients: 0$" "$TMPD/attach.out"
 check "attach.sh: the stop was answered" grep -q "^stopping the guest" "$TMPD/attach.out"
 finish

@@ -102,6 +102,12 @@ struct tracer {
 	atomic_int vmev_inflight;	/* exits between their TSC read and their buffers */
 	atomic_ulong vm_events;
 	uint64_t vmev_seq[VM_MAX_CPUS];	/* per vCPU; only its thread writes it */
+	/*
+	 * The current exit's guest TSC and RIP, per vCPU (its thread only):
+	 * read once for the exit's kvm:exit event, reused by the port, MMIO
+	 * or MSR event of the same exit.
+	 */
+	struct { uint64_t tsc, rip; int valid; } vmev_stamp[VM_MAX_CPUS];
 };
 
 /* tracer-run.c */

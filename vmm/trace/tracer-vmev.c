@@ -129,24 +129,72 @@ static void tracer_vmev_caller(struct vcpu *vcpu, struct ring_event *ev)
 		ev->parent = vmev_msr_pack((uint32_t)ev->parent, ret);
 }
 
+/* The detail kind an exit reason brings after its kvm:exit event, or 0. */
+static unsigned tracer_vmev_detail(uint32_t reason)
+{
+	switch (reason) {
+	case KVM_EXIT_IO: return VMEV_PIO;
+	case KVM_EXIT_MMIO: return VMEV_MMIO;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR: return VMEV_MSR;
+	}
+	return 0;
+}
+
+/*
+ * One exit's kvm:exit event and its port, MMIO or MSR event share one read
+ * of the guest's TSC and RIP (two ioctls, the main cost of an event). The
+ * stamp stays "in flight" from the first read until the second event is in
+ * the buffers, so that the consumer makes nothing later final meanwhile.
+ */
 void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x)
 {
 	struct tracer *t = opaque;
 	struct ring_event ev = { .cpu = (uint16_t)vcpu->id, .ring = vcpu->id };
-	unsigned kind = tracer_vmev_fill(x, &ev);
+	unsigned kind = tracer_vmev_fill(x, &ev), detail;
+	uint32_t want = atomic_load(&t->vmev_want);
+	int stamped = 0, held;
 
-	if (!kind || !(atomic_load(&t->vmev_want) & VMEV_MASK(kind)) || vcpu->id >= VM_MAX_CPUS)
+	if (vcpu->id >= VM_MAX_CPUS)
 		return;
-	atomic_fetch_add(&t->vmev_inflight, 1);
-	if (arch_vcpu_read_tsc(vcpu, &ev.tsc) || arch_vcpu_pc(vcpu, &ev.func)) {
+	held = t->vmev_stamp[vcpu->id].valid;
+	t->vmev_stamp[vcpu->id].valid = 0;
+	if (x->kind == VM_EXIT_ANY && held) {
+		/* The last exit's detail never came (a port access of count 0). */
+		atomic_fetch_sub(&t->vmev_inflight, 1);
+		held = 0;
+	}
+	if (!kind || !(want & VMEV_MASK(kind))) {
+		if (held)
+			atomic_fetch_sub(&t->vmev_inflight, 1);
+		return;
+	}
+	if (held) {
+		ev.tsc = t->vmev_stamp[vcpu->id].tsc;
+		ev.func = t->vmev_stamp[vcpu->id].rip;
+		stamped = 1;
+	} else {
+		atomic_fetch_add(&t->vmev_inflight, 1);
+		stamped = !arch_vcpu_read_tsc(vcpu, &ev.tsc) && !arch_vcpu_pc(vcpu, &ev.func);
+	}
+	if (!stamped) {
 		/* Without the guest's clock the event cannot be placed: say so, never guess. */
 		log_warn("vCPU %u: cannot read its TSC or RIP: a %s event is not recorded",
 			 vcpu->id, vmev_name(kind));
-	} else {
-		if (kind == VMEV_MSR)
-			tracer_vmev_caller(vcpu, &ev);
-		ev.seq = t->vmev_seq[vcpu->id]++;
-		tracer_vmev_route(t, &ev, VMEV_MASK(kind));
+		atomic_fetch_sub(&t->vmev_inflight, 1);
+		return;
+	}
+	if (kind == VMEV_MSR)
+		tracer_vmev_caller(vcpu, &ev);
+	ev.seq = t->vmev_seq[vcpu->id]++;
+	tracer_vmev_route(t, &ev, VMEV_MASK(kind));
+	detail = x->kind == VM_EXIT_ANY ? tracer_vmev_detail(x->reason) : 0;
+	if (detail && (want & VMEV_MASK(detail))) {
+		/* Held for the detail event: it reuses the stamp and ends the flight. */
+		t->vmev_stamp[vcpu->id].tsc = ev.tsc;
+		t->vmev_stamp[vcpu->id].rip = ev.func;
+		t->vmev_stamp[vcpu->id].valid = 1;
+		return;
 	}
 	atomic_fetch_sub(&t->vmev_inflight, 1);
 }
