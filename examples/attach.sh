@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Attach to a running guest: boot it with a control socket, wait until its
-# kernel is well into its boot, trace every function whose name starts with
-# "kmem_cache_" for three seconds, then record its port I/O (kvm:pio: the
-# console's bytes, as the host kernel's kvm_pio tracepoint prints them) for
-# three seconds more, ask for the status, then stop the guest.
+# kernel is well into its boot, record its port I/O for three seconds
+# (kvm:pio: mostly the console's bytes, printed as the host kernel's kvm_pio
+# tracepoint prints them), then trace every function whose name starts with
+# "kmem_cache_" for three seconds, ask for the status, then stop the guest.
 #
 #   examples/attach.sh [KERNEL]
 . "$(dirname "$0")/common.sh"
@@ -26,15 +26,15 @@ until grep -q "pid_max:" "$dir/console" 2>/dev/null; do
 	sleep 0.5
 done
 
-echo "### vmmtrace attach $sock --trace 'kmem_cache_*' --duration 3"
-"$VMMTRACE" attach "$sock" --trace 'kmem_cache_*' --duration 3 -o "$dir/window.txt"
-grep -v '^#' "$dir/window.txt" | sed -n 1,5p || true
-echo "... $(grep -vc '^#' "$dir/window.txt" || true) events in the window"
-
 echo "### vmmtrace attach $sock --event kvm:pio --duration 3"
 "$VMMTRACE" attach "$sock" --event kvm:pio --duration 3 -o "$dir/pio.txt"
 grep -v '^#' "$dir/pio.txt" | sed -n 1,5p || true
 echo "... $(grep -vc '^#' "$dir/pio.txt" || true) port accesses in the window"
+
+echo "### vmmtrace attach $sock --trace 'kmem_cache_*' --duration 3"
+"$VMMTRACE" attach "$sock" --trace 'kmem_cache_*' --duration 3 -o "$dir/window.txt"
+grep -v '^#' "$dir/window.txt" | sed -n 1,5p || true
+echo "... $(grep -vc '^#' "$dir/window.txt" || true) events in the window"
 
 echo "### vmmtrace status $sock"
 "$VMMTRACE" status "$sock"
