@@ -66,6 +66,12 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 			      struct errbuf *err);
 /* The vCPU's instruction pointer (a paused vCPU, or from its own thread). */
 int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc);
+/*
+ * The same, on the vCPU's own thread right after KVM_RUN returned and
+ * before anything changed its registers: from what KVM left in kvm_run
+ * where it can (no ioctl), else as arch_vcpu_pc.
+ */
+int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc);
 /* At a function's first instruction: the stack pointer and the return address. */
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret);
 /*

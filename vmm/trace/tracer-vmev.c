@@ -175,7 +175,7 @@ void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *
 		stamped = 1;
 	} else {
 		atomic_fetch_add(&t->vmev_inflight, 1);
-		stamped = !arch_vcpu_read_tsc(vcpu, &ev.tsc) && !arch_vcpu_pc(vcpu, &ev.func);
+		stamped = !arch_vcpu_read_tsc(vcpu, &ev.tsc) && !arch_vcpu_exit_pc(vcpu, &ev.func);
 	}
 	if (!stamped) {
 		/* Without the guest's clock the event cannot be placed: say so, never guess. */

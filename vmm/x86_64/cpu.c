@@ -128,9 +128,24 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
 		return rc;
 	if ((rc = cpu_setup_fpu(vcpu, err)))
 		return rc;
-	if (vcpu->id == 0)
-		rc = cpu_setup_long_mode(vcpu, err);
-	return rc;
+	if (vcpu->id == 0 && (rc = cpu_setup_long_mode(vcpu, err)))
+		return rc;
+	/*
+	 * KVM_CAP_SYNC_REGS: KVM copies the general registers into kvm_run at
+	 * every exit, so a VM event learns the guest's RIP without an ioctl
+	 * (arch_vcpu_exit_pc). Nothing is ever marked dirty: they are only read.
+	 */
+	if (kvm_check_cap(vcpu->vm->kvm_fd, KVM_CAP_SYNC_REGS) & KVM_SYNC_X86_REGS)
+		vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS;
+	return 0;
+}
+
+int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	if (!(vcpu->run->kvm_valid_regs & KVM_SYNC_X86_REGS))
+		return arch_vcpu_pc(vcpu, pc);
+	*pc = vcpu->run->s.regs.regs.rip;
+	return 0;
 }
 
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
