@@ -160,6 +160,10 @@ bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \
 	"$LEAN_BZIMAGE" --trace start_kernel --buffer-size 12Q
 bad "--buffer-size 100G" "--buffer-size '100G' is not a size from 4K to 256M" \
 	"$LEAN_BZIMAGE" --trace start_kernel --buffer-size 100G
+bad "--attach-backlog 1K" "--attach-backlog '1K' is not a size from 64K to 4G" \
+	"$LEAN_BZIMAGE" --control "$TMPD/never.sock" --attach-backlog 1K
+bad "--attach-backlog lots" "--attach-backlog 'lots' is not a size from 64K to 4G" \
+	"$LEAN_BZIMAGE" --control "$TMPD/never.sock" --attach-backlog lots
 bad "-o in a missing directory" "cannot open output '/nonexistent/dir/x': No such file" \
 	"$LEAN_BZIMAGE" --trace start_kernel -o /nonexistent/dir/x
 bad "--control in a missing directory" "cannot listen on '/nonexistent/dir/sock': No such file" \

@@ -7,12 +7,18 @@
 #   file holds, and `vmmtrace report` reads it up to its last complete chunk
 #   and says the recording did not end cleanly;
 # - the disk fills (a 384 KiB tmpfs; `ulimit -f`, EFBIG, where mount is not
-#   permitted) under `boot -o` in raw and text, and under two `attach -o`
-#   clients (raw, text) while a third client writes to a roomy disk: one
-#   line "cannot write FILE: why", boot exits 6 with the guest stopped
-#   cleanly (nothing lost or unfinished in its account), an attach client
-#   exits 6 while the guest and the other client go on, and the raw files
-#   read back up to their last complete chunk.
+#   permitted) under `boot -o` in every format (trace.dat, written at the
+#   end, under a boot that --stop-at ends early), and under four `attach -o`
+#   clients (raw, text, Perfetto; trace.dat, whose bytes come at detach)
+#   while another client writes to a roomy disk: one line "cannot write
+#   FILE: why", boot exits 6 with the guest stopped cleanly (nothing lost or
+#   unfinished in its account), an attach client exits 6 while the guest and
+#   the other client go on, and the raw files read back up to their last
+#   complete chunk;
+# - an attach client that stops reading (SIGSTOP) past the boot's
+#   --attach-backlog: the guest's side ends its window, says why in one
+#   line on both sides, and the client, let go on, exits 6 with every event
+#   it was sent whole, while the guest and the other client go on.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -31,9 +37,17 @@ cleanup() {
 }
 trap cleanup EXIT
 limit=tmpfs
-for d in boot-raw boot-text attach-raw attach-text; do
+FORMATS="raw text perfetto dat"
+# ext FORMAT: the file name ending that picks FORMAT.
+ext() { case $1 in text) echo txt ;; *) echo "$1" ;; esac; }
+# A trace.dat's header (its symbols: about 0.9 MB) is written when it opens:
+# its boot's disk holds that and fills with the events (up to trap_init).
+DAT_KB=1280
+for d in boot-raw boot-text boot-perfetto boot-dat attach-raw attach-text attach-perfetto attach-dat; do
 	mkdir -p "$TMPD/$d"
-	if [ "$limit" = tmpfs ] && mount -t tmpfs -o size=${FULL_KB}k tmpfs "$TMPD/$d" 2>"$TMPD/mount.err"; then
+	kb=$FULL_KB
+	[ $d = boot-dat ] && kb=$DAT_KB
+	if [ "$limit" = tmpfs ] && mount -t tmpfs -o size=${kb}k tmpfs "$TMPD/$d" 2>"$TMPD/mount.err"; then
 		mounts+=("$TMPD/$d")
 	else
 		limit=ulimit
@@ -46,13 +60,15 @@ else
 	mounts=()
 	echo "INFO: out of disk: mount refused ($(head -c 100 "$TMPD/mount.err")); ulimit -f $FULL_KB instead (EFBIG, SIGXFSZ ignored)"
 fi
-# limited CMD...: runs CMD where the files it writes stop at FULL_KB (ulimit mode).
+# limited CMD... &: runs CMD where the files it writes stop at LIMIT_KB
+# (default FULL_KB; ulimit mode). Only in the background: it execs, so that
+# $! is CMD's pid.
 limited() {
 	if [ "$limit" = ulimit ]; then
-		(ulimit -f "$FULL_KB"; trap '' XFSZ; exec "$@")
-	else
-		"$@"
+		ulimit -f "${LIMIT_KB:-$FULL_KB}"
+		trap '' XFSZ
 	fi
+	exec "$@"
 }
 NOSPACE='cannot write [^ ]+: (No space left on device|File too large)$'
 
@@ -76,14 +92,17 @@ report_ok() {
 sanitizer_lines() { grep -hE '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|: runtime error: ' "$@" 2>/dev/null; }
 
 start=$(date +%s)
-echo "== SIGSEGV while recording raw; boot -o on a full disk, raw and text"
+echo "== SIGSEGV while recording raw; boot -o on a full disk in every format"
 (ulimit -c 0; exec "$VMMTRACE" boot "$LEAN_BZIMAGE" --trace '*' -o "$TMPD/segv.raw" --console /dev/null \
 	</dev/null 2>"$TMPD/segv.err") &
 segv=$!
-for fmt in raw text; do
-	out=$TMPD/boot-$fmt/trace.$([ $fmt = raw ] && echo raw || echo txt)
-	limited timeout -k 10 180 "$VMMTRACE" boot "$LEAN_BZIMAGE" --trace '*' -o "$out" \
-		--console "$TMPD/boot-$fmt.console" </dev/null 2>"$TMPD/boot-$fmt.err" &
+for fmt in $FORMATS; do
+	# A trace.dat's events are written when the trace ends: --stop-at ends it early.
+	stop=() kb=$FULL_KB
+	[ $fmt = dat ] && stop=(--stop-at trap_init) kb=$DAT_KB
+	LIMIT_KB=$kb limited timeout -k 10 180 "$VMMTRACE" boot "$LEAN_BZIMAGE" --trace '*' "${stop[@]}" \
+		-o "$TMPD/boot-$fmt/trace.$(ext $fmt)" --console "$TMPD/boot-$fmt.console" \
+		</dev/null 2>"$TMPD/boot-$fmt.err" &
 	eval "pid_$fmt=$!"
 done
 for ((i = 0; i < 360; i++)); do
@@ -100,17 +119,18 @@ check "segv: one line says what the file holds: $(grep SIGSEGV "$TMPD/segv.err")
 	grep -qx "vmmtrace boot: SIGSEGV: vmmtrace crashed; $TMPD/segv.raw reads back up to its last complete chunk (vmmtrace report)" "$TMPD/segv.err"
 report_ok segv "$TMPD/segv.raw"
 
-for fmt in raw text; do
+for fmt in $FORMATS; do
 	eval "pid=\$pid_$fmt"
 	wait "$pid"
 	rc=$?
 	err=$TMPD/boot-$fmt.err
 	sed 's/^/INFO: /' "$err"
 	check "boot $fmt: exit status 6, the trace could not be written (got $rc)" [ "$rc" = 6 ]
+	# The guest stops for a failed write; a trace.dat fails after it stopped.
 	check "boot $fmt: one line says what failed and where" \
-		eval "[ \"\$(grep -cE '$NOSPACE' '$err')\" = 1 ] && grep -qE '^vmmtrace: $NOSPACE' '$err'"
+		eval "[ \"\$(grep -cE '$NOSPACE' '$err')\" = 1 ] && grep -qE '^vmmtrace( boot)?: $NOSPACE' '$err'"
 	check "boot $fmt: nothing else on stderr but the trace's account" \
-		eval "! grep -vE '$NOSPACE|^vmmtrace: trace: ' '$err'"
+		eval "! grep -vE '$NOSPACE|^vmmtrace: trace: |^vmmtrace: stopped at trap_init \(--stop-at\)' '$err'"
 	set -- $(trace_summary "$err") - - - - - - - -
 	check "boot $fmt: the guest was stopped cleanly: events traced ($1), none lost ($8), none unfinished" \
 		eval "[ '$1' != - ] && [ '$8' = 0 ] && ! grep -q unfinished '$err'"
@@ -125,21 +145,28 @@ check "boot text: the file filled the disk ($size bytes) and, but for the last, 
 report_ok boot-raw "$TMPD/boot-raw/trace.raw"
 echo "INFO: $(($(date +%s) - start)) s so far"
 
-echo "== attach -o on a full disk, raw and text, while another client writes elsewhere"
+echo "== attach -o on a full disk in every format, and a client that stops reading, while another client writes elsewhere"
 SOCK=$TMPD/vt.sock
+BACKLOG_MB=2
 timeout -k 10 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --control "$SOCK" \
-	--console "$TMPD/attach.console" --cmdline vmmtrace.steps=wait-host </dev/null 2>"$TMPD/attach-boot.err" &
+	--attach-backlog ${BACKLOG_MB}M --console "$TMPD/attach.console" --cmdline vmmtrace.steps=wait-host \
+	</dev/null 2>"$TMPD/attach-boot.err" &
 vt=$!
 for ((i = 0; i < 120; i++)); do [ -S "$SOCK" ] && break; sleep 0.25; done
 # The other client: every function too, to a roomy disk, until told to stop.
 "$VMMTRACE" attach "$SOCK" --trace '*' -o "$TMPD/other.txt" 2>"$TMPD/other.err" &
 other=$!
-for fmt in raw text; do
-	out=$TMPD/attach-$fmt/trace.$([ $fmt = raw ] && echo raw || echo txt)
-	limited timeout -k 10 120 "$VMMTRACE" attach "$SOCK" --trace '*' -o "$out" 2>"$TMPD/attach-$fmt.err" &
+# The stalled client: stopped once attached, so the guest's side queues for it.
+"$VMMTRACE" attach "$SOCK" --trace '*' -o "$TMPD/stalled.txt" 2>"$TMPD/stalled.err" &
+stalled=$!
+for ((i = 0; i < 120; i++)); do grep -q '^vmmtrace attach: ' "$TMPD/stalled.err" && break; sleep 0.1; done
+kill -STOP "$stalled"
+for fmt in $FORMATS; do
+	limited timeout -k 10 120 "$VMMTRACE" attach "$SOCK" --trace '*' -o "$TMPD/attach-$fmt/trace.$(ext $fmt)" \
+		2>"$TMPD/attach-$fmt.err" &
 	eval "pid_$fmt=$!"
 done
-for fmt in raw text; do
+for fmt in raw text perfetto; do
 	eval "pid=\$pid_$fmt"
 	wait "$pid"
 	rc=$?
@@ -149,8 +176,32 @@ for fmt in raw text; do
 	check "attach $fmt: one line says what failed and where" \
 		eval "[ \"\$(grep -cE '$NOSPACE' '$err')\" = 1 ] && grep -qE '^vmmtrace attach: $NOSPACE' '$err'"
 done
-check "the guest still runs after both clients failed" kill -0 "$vt"
+# trace.dat's bytes come when its window ends.
+kill -INT "$pid_dat"
+wait "$pid_dat"
+rc=$?
+sed 's/^/INFO: /' "$TMPD/attach-dat.err"
+check "attach dat: written at detach, exit status 6 (got $rc)" [ "$rc" = 6 ]
+check "attach dat: one line says what failed and where" \
+	eval "[ \"\$(grep -cE '$NOSPACE' '$TMPD/attach-dat.err')\" = 1 ] && grep -qE '^vmmtrace attach: $NOSPACE' '$TMPD/attach-dat.err'"
+check "the guest still runs after the clients failed" kill -0 "$vt"
 report_ok attach-raw "$TMPD/attach-raw/trace.raw"
+
+ENDED="the window was ended: this client fell $BACKLOG_MB MiB behind \(boot --attach-backlog\); its trace stops there"
+for ((i = 0; i < 240; i++)); do grep -qE "$ENDED" "$TMPD/attach-boot.err" && break; sleep 0.5; done
+kill -CONT "$stalled"
+wait "$stalled"
+rc=$?
+sed 's/^/INFO: /' "$TMPD/stalled.err"
+check "stalled: the guest's side ended its window and said so in one line" \
+	eval "[ \"\$(grep -cE '$ENDED' '$TMPD/attach-boot.err')\" = 1 ]"
+check "stalled: the client, let go on, exits 6 (got $rc) with that line" \
+	eval "[ $rc = 6 ] && grep -qxE 'vmmtrace attach: $ENDED' '$TMPD/stalled.err'"
+n=$(grep -vc '^#' "$TMPD/stalled.txt")
+bad=$(grep -v '^#' "$TMPD/stalled.txt" | head -n -1 | grep -vcE '^ +<\.\.\.>-0 +\[[0-9]{3}\] [d.]\.{4} +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$')
+size=$(stat -c %s "$TMPD/stalled.txt")
+check "stalled: it got the backlog's worth ($size bytes, $n lines), every line but the cut last an event ($bad others)" \
+	eval "[ $size -ge $((BACKLOG_MB << 20)) ] && [ $bad = 0 ]"
 # Each failed client's connection closes; the server then detaches it.
 for ((i = 0; i < 60; i++)); do
 	"$VMMTRACE" status "$SOCK" >"$TMPD/status" 2>&1 && grep -qx "clients: 1" "$TMPD/status" && break

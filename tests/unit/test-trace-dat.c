@@ -287,6 +287,70 @@ static void test_spill(const char *dir)
 	free(ev);
 }
 
+/* A stream that takes `left` bytes, then fails as a full queue does. */
+static ssize_t limited_write(void *cookie, const char *buf, size_t len)
+{
+	size_t *left = cookie;
+
+	(void)buf;
+	if (len > *left) {
+		*left = 0;
+		errno = ENOBUFS;
+		return -1;
+	}
+	*left -= len;
+	return (ssize_t)len;
+}
+
+/*
+ * Output that fails part-way, at every stage of the file (its header, its
+ * symbols, the CPU data kept in memory, the data spilled to the temporary
+ * files): the writer reports the failure (open, an event or close) and
+ * frees everything it had (the sanitizer tier checks the freeing).
+ */
+static void test_write_fails(void)
+{
+	static const cookie_io_functions_t io = { .write = limited_write };
+	struct trace_meta m = { .syms = &syms, .tsc_khz = 2494123, .tsc_base = 987654321, .ncpus = 3 };
+	static const size_t limits[] = { 0, 100, 4096, 20000, 100000, 300000, 500000, 700000 };
+	size_t n = 4 * NEVENTS, reported = 0, tried = 0;
+	struct ring_event *ev = calloc(n, sizeof(*ev));
+
+	if (!ev)
+		exit(1);
+	n = gen_events(ev, n, m.ncpus, m.tsc_base, m.tsc_khz);
+	for (int spill = 0; spill < 2; spill++) {
+		trace_dat_pages_mem = spill ? 8 * TRACE_DAT_PAGE_SIZE : TRACE_DAT_PAGES_MEM;
+		for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+			struct trace_stats st = { .events = n };
+			struct trace_writer *w = NULL;
+			struct errbuf err = { "" };
+			size_t left = limits[k];
+			FILE *f = fopencookie(&left, "w", io);
+			int rc;
+
+			if (!f)
+				exit(1);
+			rc = trace_writer_dat.open(&w, f, &m, &err);
+			for (size_t i = 0; !rc && i < n; i++)
+				rc = trace_writer_dat.event(w, &ev[i]);
+			if (w) {
+				int crc = trace_writer_dat.close(w, &st, &err);
+
+				rc = rc ? rc : crc;
+			}
+			if (fclose(f) && !rc)
+				rc = -errno;
+			tried++;
+			reported += rc < 0;
+		}
+	}
+	trace_dat_pages_mem = TRACE_DAT_PAGES_MEM;
+	/* Every limit is below the file's size (test_spill's file: about 0.7 MB). */
+	CHECK(reported == tried, "a write failing part-way is reported: %zu of %zu cases", reported, tried);
+	free(ev);
+}
+
 /* The reciprocal ns conversion against trace_meta_ns's division, to the ns. */
 static void test_ns(void)
 {
@@ -354,6 +418,7 @@ int main(int argc, char **argv)
 	if (!emit) {
 		test_errors(dir);
 		test_spill(dir);
+		test_write_fails();
 		test_ns();
 		char cmd[600];
 

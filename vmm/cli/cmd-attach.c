@@ -161,6 +161,9 @@ static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 			return attach_write_fail(name);
 		if (h.type == VT_CTL_REPLY && h.status)	/* said, but the window goes on */
 			cmd_fail("attach", 0, "%s", buf);
+		if (h.type == VT_CTL_END && h.status)	/* the guest's side ended the window */
+			return fflush(out) ? attach_write_fail(name) :
+			       cmd_fail("attach", EXIT_TRACE_WRITE, "%s", buf);
 		if (h.type == VT_CTL_END)
 			return fflush(out) ? attach_write_fail(name) : EXIT_OK;
 	}

@@ -61,6 +61,7 @@ struct boot_opts {
 	uint32_t msr_ranges[VMEV_MAX_MSR_RANGES][2];
 	const char *console;
 	const char *control;
+	uint64_t attach_backlog;
 	int handshake;			/* --handshake: the PV feature table at the end */
 	unsigned flight_recorder;	/* --flight-recorder N: events kept (0: off) */
 	unsigned hang;			/* --hang SECS (0: off) */
@@ -105,7 +106,9 @@ static const char boot_usage[] =
 	"                        guest turned on, when, where, with which value (from kvm:cpuid and\n"
 	"                        kvm:msr events, which it records; docs/VM-EVENTS.md)\n"
 	"  --console FILE        guest console to FILE (default: stderr while tracing to stdout)\n"
-	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n";
+	"  --control PATH        control socket for vmmtrace attach/detach/status/stop (mode 0600)\n"
+	"  --attach-backlog SIZE how far an attach client may fall behind reading its events\n"
+	"                        before its window is ended with an error (default 64M)\n";
 
 #define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)
 
@@ -189,6 +192,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "system-map", required_argument, NULL, 'S' },
 		{ "console", required_argument, NULL, 'O' },
 		{ "control", required_argument, NULL, 'K' },
+		{ "attach-backlog", required_argument, NULL, 'B' },
 		{ "event", required_argument, NULL, 'E' },
 		{ "msr", required_argument, NULL, 'R' },
 		{ "handshake", no_argument, NULL, 'H' },
@@ -221,6 +225,11 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 'O': o->console = optarg; break;
 		case 'K': o->control = optarg; break;
+		case 'B':
+			if (parse_size(optarg, &o->attach_backlog) || o->attach_backlog < (64 << 10) ||
+			    o->attach_backlog > (4ULL << 30))
+				return boot_fail("--attach-backlog '%s' is not a size from 64K to 4G", optarg);
+			break;
 		case 'E':
 			if (vmev_select(optarg, &o->tcfg.events))
 				return boot_fail("--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
@@ -614,7 +623,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 				  EXIT_FAILURE_RUN, "%s", err.msg);
 		goto out;
 	}
-	if (o->control && control_start(&control, &vm, tracer, o->control, &err)) {
+	if (o->control && control_start(&control, &vm, tracer, o->control, o->attach_backlog, &err)) {
 		status = boot_fail("%s", err.msg);
 		goto out;
 	}

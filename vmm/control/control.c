@@ -26,7 +26,7 @@
 
 #define CTL_MAX_CONNS      32
 #define CTL_PARTIAL_NS     (5ULL * 1000 * 1000 * 1000)	/* a request must arrive whole within 5 s */
-#define CTL_MAX_QUEUED     (64u << 20)			/* per client; then events are counted lost */
+#define CTL_DRAIN_MS       5000		/* a closing window's client must read within 5 s */
 
 struct ctl_conn {
 	int fd;
@@ -34,9 +34,10 @@ struct ctl_conn {
 	uint64_t partial_since;
 	int closing;			/* close once the queue is sent */
 	pthread_mutex_t lock;		/* out: the consumer appends events */
-	char *out;
-	size_t out_len, out_cap;
-	uint64_t lost_bytes;
+	char *out;			/* out[out_off, out_len) waits to be sent */
+	size_t out_off, out_len, out_cap;
+	int queue_err;			/* an events message that could not be queued */
+	int draining;			/* its window closes: send, do not refuse, its last bytes */
 	struct trace_client *client;
 	const struct trace_writer_ops *format;	/* of the attach request's window */
 	uint32_t vm_events;		/* its "=event=GLOB" options (vmevent.h) */
@@ -48,6 +49,7 @@ struct control {
 	struct vm *vm;
 	struct tracer *t;
 	int listen_fd;
+	size_t backlog;			/* queued bytes an attach client may fall behind */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int wake[2];
 	pthread_t thread;
@@ -64,31 +66,77 @@ static uint64_t ctl_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Queues one message; safe from any thread. */
+static int ctl_write(struct ctl_conn *c);
+
+/*
+ * A closing window writes its last bytes at once (a trace.dat: all of
+ * them) on the control thread, while its client waits for them: send until
+ * at most `keep` bytes are queued, waiting for the client to read, up to
+ * CTL_DRAIN_MS without progress. Fails with -ETIMEDOUT or -EPIPE.
+ */
+static int ctl_send_down_to(struct ctl_conn *c, size_t keep)
+{
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+		size_t queued;
+
+		if (ctl_write(c) < 0)
+			return -EPIPE;
+		pthread_mutex_lock(&c->lock);
+		queued = c->out_len - c->out_off;
+		pthread_mutex_unlock(&c->lock);
+		if (queued <= keep)
+			return 0;
+		if (poll(&p, 1, CTL_DRAIN_MS) <= 0)
+			return -ETIMEDOUT;
+	}
+}
+
+/*
+ * Queues one message; safe from any thread. Events stop at the connection's
+ * backlog (the client reads too slowly): they fail with -ENOBUFS and the
+ * window is then ended (ctl_end_failed). A closing window's last events are
+ * sent as they come instead (ctl_send_down_to). Replies and END always fit.
+ */
 static int ctl_queue(struct ctl_conn *c, uint16_t type, int32_t status, const void *p, size_t len)
 {
-	size_t need;
+	size_t need, queued;
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
+	queued = c->out_len - c->out_off;
+	if (type == VT_CTL_EVENTS && c->draining && !c->queue_err &&
+	    queued + CTL_FRAME_HDR_LEN + len > c->ctl->backlog) {
+		pthread_mutex_unlock(&c->lock);
+		rc = ctl_send_down_to(c, c->ctl->backlog / 2);
+		pthread_mutex_lock(&c->lock);
+		if (rc)
+			c->queue_err = rc;
+		queued = c->out_len - c->out_off;
+	}
+	if (c->out_off && (c->out_off >= queued || c->out_len + CTL_FRAME_HDR_LEN + len > c->out_cap)) {
+		memmove(c->out, c->out + c->out_off, queued);	/* the sent prefix goes */
+		c->out_off = 0;
+		c->out_len = queued;
+	}
 	need = c->out_len + CTL_FRAME_HDR_LEN + len;
-	if (need > CTL_MAX_QUEUED) {
-		c->lost_bytes += len;
-		rc = -ENOBUFS;
-	} else {
-		if (need > c->out_cap) {
-			size_t cap = need * 2;
-			char *n = realloc(c->out, cap);
+	if (type == VT_CTL_EVENTS && (c->queue_err || queued + CTL_FRAME_HDR_LEN + len > c->ctl->backlog)) {
+		rc = c->queue_err = c->queue_err ? c->queue_err : -ENOBUFS;
+	} else if (need > c->out_cap) {
+		size_t cap = need * 2;
+		char *n = realloc(c->out, cap);
 
-			if (!n) {
-				pthread_mutex_unlock(&c->lock);
-				return -ENOMEM;
-			}
+		if (!n)
+			rc = -ENOMEM;
+		else {
 			c->out = n;
 			c->out_cap = cap;
 		}
-		c->out_len += ctl_frame_encode(c->out + c->out_len, type, status, p, (uint32_t)len);
+		if (!n && type == VT_CTL_EVENTS)
+			c->queue_err = rc;
 	}
+	if (!rc)
+		c->out_len += ctl_frame_encode(c->out + c->out_len, type, status, p, (uint32_t)len);
 	pthread_mutex_unlock(&c->lock);
 	(void)!write(c->ctl->wake[1], "", 1);
 	return rc;
@@ -107,13 +155,21 @@ static int ctl_replyf(struct ctl_conn *c, int status, const char *fmt, ...)
 	return ctl_queue(c, VT_CTL_REPLY, status, msg, strlen(msg));
 }
 
-/* fopencookie write: trace text becomes VT_CTL_EVENTS messages. */
+/*
+ * fopencookie write: the window's bytes become VT_CTL_EVENTS messages. A
+ * message that cannot be queued fails the write, so the client's writer
+ * keeps the error (nothing after a gap) and the window is ended.
+ */
 static ssize_t ctl_events_write(void *cookie, const char *buf, size_t len)
 {
 	for (size_t off = 0; off < len; off += VT_CTL_MAX_PAYLOAD) {
 		size_t n = len - off < VT_CTL_MAX_PAYLOAD ? len - off : VT_CTL_MAX_PAYLOAD;
+		int rc = ctl_queue(cookie, VT_CTL_EVENTS, 0, buf + off, n);
 
-		ctl_queue(cookie, VT_CTL_EVENTS, 0, buf + off, n);
+		if (rc) {
+			errno = -rc;
+			return -1;
+		}
 	}
 	return (ssize_t)len;
 }
@@ -182,12 +238,25 @@ static void ctl_attach(struct ctl_conn *c)
 		ctl_replyf(c, -EINVAL, "attach needs at least one pattern to trace or an event");
 		goto out;
 	}
+	pthread_mutex_lock(&c->lock);
+	c->queue_err = 0;
+	pthread_mutex_unlock(&c->lock);
 	c->events = fopencookie(c, "w", io);
 	/* Before the writer's header: C allows setvbuf only before a stream's first output. */
-	if (c->events)
-		setvbuf(c->events, NULL, _IOFBF, 1 << 16);
-	if (!c->events || tracer_client_new(c->ctl->t, c->events, 1, c->format, &c->client, &err)) {
+	if (!c->events) {
 		ctl_replyf(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
+	if ((rc = tracer_client_new(c->ctl->t, c->events, 1, c->format, &c->client, &err))) {
+		c->client = NULL;
+		c->events = NULL;
+		if (c->queue_err == -ENOBUFS)
+			ctl_replyf(c, -ENOBUFS, "the %s trace's header is larger than the guest's "
+				   "--attach-backlog (%zu MiB)", c->format ? c->format->name : "text",
+				   c->ctl->backlog >> 20);
+		else
+			ctl_replyf(c, rc < 0 ? rc : -rc, "%s", err.msg);
 		goto out;
 	}
 	tracer_client_set_events(c->client, c->vm_events);
@@ -207,19 +276,57 @@ out:
 	filter_destroy(&f);
 }
 
+/*
+ * Closes c's window: its slots released, its writer closed (its last bytes,
+ * a trace.dat's all, queued; with drain sent as they come, past the
+ * backlog), the client freed. Returns the status for VT_CTL_END: 0, or
+ * -errno when the window lost bytes, with why in msg (and the log).
+ */
+static int ctl_close_window(struct ctl_conn *c, int drain, char *msg, size_t len)
+{
+	const char *fmt = c->format ? c->format->name : "text";
+	int rc, qerr;
+
+	pthread_mutex_lock(&c->lock);
+	c->draining = drain;
+	pthread_mutex_unlock(&c->lock);
+	rc = tracer_detach_client(c->ctl->t, c->client);
+	tracer_client_free(c->client);	/* closes c->events */
+	c->client = NULL;
+	c->events = NULL;
+	pthread_mutex_lock(&c->lock);
+	qerr = c->queue_err;
+	c->draining = 0;
+	c->queue_err = 0;
+	pthread_mutex_unlock(&c->lock);
+	msg[0] = 0;
+	if (qerr == -ENOBUFS)
+		snprintf(msg, len, "the window was ended: this client fell %zu MiB behind "
+			 "(boot --attach-backlog); its trace stops there", c->ctl->backlog >> 20);
+	else if (qerr == -ETIMEDOUT)
+		snprintf(msg, len, "the window was ended: this client read nothing for %u s while its "
+			 "last events were sent; its trace stops there", CTL_DRAIN_MS / 1000);
+	else if (qerr || rc)
+		snprintf(msg, len, "the window was ended: its %s trace could not be %s: %s", fmt,
+			 qerr ? "queued" : "written", strerror(qerr ? -qerr : -rc));
+	if (msg[0] && qerr != -EPIPE)	/* a client that left hears nothing */
+		log_warn("attach client: %s", msg);
+	return qerr ? qerr : rc;
+}
+
 /* The client's window ends: its events so far, then VT_CTL_END. */
 static void ctl_detach_self(struct ctl_conn *c)
 {
+	char msg[256];
+	int st;
+
 	if (!c->client) {
 		ctl_replyf(c, -EINVAL, "this connection is not attached");
 		return;
 	}
-	tracer_detach_client(c->ctl->t, c->client);
-	tracer_client_free(c->client);	/* closes c->events: the last text is queued */
-	c->client = NULL;
-	c->events = NULL;
+	st = ctl_close_window(c, 1, msg, sizeof(msg));
 	ctl_replyf(c, 0, "detached");
-	ctl_queue(c, VT_CTL_END, 0, "", 0);
+	ctl_queue(c, VT_CTL_END, st, msg, strlen(msg));
 }
 
 static void ctl_detach(struct ctl_conn *c)
@@ -375,18 +482,38 @@ static int ctl_write(struct ctl_conn *c)
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
-	while (c->out_len) {
-		ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0) {
 			rc = errno == EAGAIN || errno == EINTR ? 0 : -1;
 			break;
 		}
-		memmove(c->out, c->out + n, c->out_len - n);
-		c->out_len -= n;
+		c->out_off += n;
 	}
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+/*
+ * A window whose bytes could not be queued, or whose writer failed, ends
+ * here: the guest and the other clients go on.
+ */
+static void ctl_end_failed(struct ctl_conn *c)
+{
+	char msg[256];
+	int qerr, st;
+
+	pthread_mutex_lock(&c->lock);
+	qerr = c->queue_err;
+	pthread_mutex_unlock(&c->lock);
+	if (!qerr && !tracer_client_error(c->client))
+		return;
+	st = ctl_close_window(c, 0, msg, sizeof(msg));
+	ctl_queue(c, VT_CTL_END, st, msg, strlen(msg));
 }
 
 static void ctl_poll_once(struct control *ctl)
@@ -405,7 +532,7 @@ static void ctl_poll_once(struct control *ctl)
 			continue;
 		pthread_mutex_lock(&c->lock);
 		fds[n] = (struct pollfd){ .fd = c->fd, .events = (c->closing ? 0 : POLLIN) |
-								(c->out_len ? POLLOUT : 0) };
+								(c->out_len > c->out_off ? POLLOUT : 0) };
 		pthread_mutex_unlock(&c->lock);
 		idx[n - 2] = i;
 		n++;
@@ -419,6 +546,8 @@ static void ctl_poll_once(struct control *ctl)
 		struct ctl_conn *c = ctl->conns[idx[k - 2]];
 		int gone = 0;
 
+		if (c->client)
+			ctl_end_failed(c);
 		if (fds[k].revents & POLLIN)
 			gone = ctl_read(c) < 0;
 		if (!gone && c->partial_since && ctl_now() - c->partial_since > CTL_PARTIAL_NS) {
@@ -428,7 +557,7 @@ static void ctl_poll_once(struct control *ctl)
 		if (!gone)
 			gone = ctl_write(c) < 0 || (fds[k].revents & (POLLERR | POLLHUP) && !(fds[k].revents & POLLIN));
 		pthread_mutex_lock(&c->lock);
-		gone |= c->closing && !c->out_len;
+		gone |= c->closing && c->out_len == c->out_off;
 		pthread_mutex_unlock(&c->lock);
 		if (gone)
 			ctl_conn_free(ctl, idx[k - 2]);
@@ -448,11 +577,13 @@ static void *ctl_thread(void *arg)
 		if (ctl->conns[i]) {
 			struct ctl_conn *c = ctl->conns[i];
 
+			if (c->client)
+				ctl_end_failed(c);
 			if (c->client) {	/* the guest stopped: end the window cleanly */
-				tracer_detach_client(ctl->t, c->client);
-				tracer_client_free(c->client);
-				c->client = NULL;
-				ctl_queue(c, VT_CTL_END, 0, "", 0);
+				char msg[256];
+				int st = ctl_close_window(c, 1, msg, sizeof(msg));
+
+				ctl_queue(c, VT_CTL_END, st, msg, strlen(msg));
 			}
 			fcntl(c->fd, F_SETFL, 0);	/* the last words, blocking */
 			ctl_write(c);
@@ -488,7 +619,7 @@ static int ctl_listen(struct control *ctl, const char *path, struct errbuf *err)
 }
 
 int control_start(struct control **out, struct vm *vm, struct tracer *t, const char *path,
-		  struct errbuf *err)
+		  size_t backlog, struct errbuf *err)
 {
 	struct control *ctl = calloc(1, sizeof(*ctl));
 	int rc;
@@ -497,6 +628,7 @@ int control_start(struct control **out, struct vm *vm, struct tracer *t, const c
 		return err_set(err, ENOMEM, "out of memory");
 	ctl->vm = vm;
 	ctl->t = t;
+	ctl->backlog = backlog ? backlog : CONTROL_DEFAULT_BACKLOG;
 	if (pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK)) {
 		free(ctl);
 		return err_set(err, errno, "pipe: %s", strerror(errno));

@@ -8,14 +8,20 @@
 #ifndef VMM_CONTROL_H
 #define VMM_CONTROL_H
 
+#include <stddef.h>
+
 #include "vmm/util/error.h"
+
+/* Queued bytes an attach client may fall behind before its window is ended. */
+#define CONTROL_DEFAULT_BACKLOG ((size_t)64 << 20)
 
 struct control;
 struct tracer;
 struct vm;
 
+/* backlog: bytes an attach client may fall behind (0: CONTROL_DEFAULT_BACKLOG). */
 int control_start(struct control **out, struct vm *vm, struct tracer *t, const char *path,
-		  struct errbuf *err);
+		  size_t backlog, struct errbuf *err);
 /* Ends every attached client (their output flushed), closes and removes the socket. */
 void control_stop(struct control *c);
 

@@ -289,7 +289,7 @@ static int detach_client_fn(struct tracer *t, void *p)
 	return 0;
 }
 
-void tracer_detach_client(struct tracer *t, struct trace_client *c)
+int tracer_detach_client(struct tracer *t, struct trace_client *c)
 {
 	struct patch_result res;
 
@@ -297,7 +297,9 @@ void tracer_detach_client(struct tracer *t, struct trace_client *c)
 	tracer_change(t, NULL, detach_client_fn, c, &res);
 	urcu_memb_synchronize_rcu();
 	tracer_client_close(t, c, NULL);
-	fflush(c->out);
+	if (c->out && fflush(c->out) && !atomic_load(&c->werr))
+		atomic_store(&c->werr, -(errno ? errno : EIO));
+	return atomic_load(&c->werr);
 }
 
 struct detach_arg {

@@ -162,8 +162,6 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 int tracer_client_emit(void *opaque, const struct ring_event *ev);
 /* After a round: what the writer has so far should survive a kill. */
 void tracer_client_flush(struct trace_client *c);
-/* -errno of c's first failed write (nothing is written after it), or 0; c may be NULL. */
-int tracer_client_error(const struct trace_client *c);
 /* The one line for the boot client's failed output rc: what failed, where. */
 void tracer_output_msg(const struct tracer *t, int rc, char *buf, size_t len);
 /* Emits what is left, closes the writer with the closing account. */

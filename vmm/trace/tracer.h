@@ -86,6 +86,8 @@ struct trace_client;
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
 		      struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
+/* -errno of c's first failed write (nothing is written after it), or 0; c may be NULL. */
+int tracer_client_error(const struct trace_client *c);
 /* The VM events (VMEV_MASK bits) client c gets; before it is attached. */
 void tracer_client_set_events(struct trace_client *c, uint32_t events);
 /*
@@ -96,8 +98,11 @@ void tracer_vmev_describe(struct tracer *t, uint32_t events, char *msg, size_t l
 /* Gives client c the slots matching f (none with NULL); msg gets a one-line account. */
 int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client *c,
 		  char *msg, size_t len, struct errbuf *err);
-/* c's slots are released and its events so far written to its output; free it after. */
-void tracer_detach_client(struct tracer *t, struct trace_client *c);
+/*
+ * c's slots are released and its events so far written to its output; free
+ * it after. Returns -errno of the first failed write of its window, or 0.
+ */
+int tracer_detach_client(struct tracer *t, struct trace_client *c);
 /* Releases the slots matching f (all with NULL) from every client. */
 int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, size_t len);
 /* A snapshot for a live progress display; cheap, from any thread. */
