@@ -7,6 +7,9 @@
 # build/fuzz/crash-TARGET-*. Prints per target the executions, exec/s,
 # libFuzzer's final cov:/ft: figures and the crashes; exits non-zero if
 # any target found one. docs/RELIABILITY.md records the figures.
+# FUZZ_TIMEOUT (default 10) is libFuzzer's -timeout in seconds: raise it on
+# a loaded machine, where a niced fuzzer can be starved past 10 s on one
+# input and report a timeout that is not one.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1

@@ -62,7 +62,7 @@ fuzz_run() {
 	local t=$1 secs=$2 log=$3
 	shift 3
 	mkdir -p "$FUZZ_DIR/corpus-$t"
-	"$FUZZ_DIR/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	"$FUZZ_DIR/fuzz-$t" -max_total_time="$secs" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$FUZZ_DIR/crash-$t-" "$@" \
 		"$FUZZ_DIR/corpus-$t" "tests/fuzz/seeds/$t" >"$log" 2>&1
 }

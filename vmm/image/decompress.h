@@ -25,7 +25,8 @@ const char *decompress_codec_name(enum codec codec);
 
 /*
  * Decompresses len bytes of in. size_hint (0 if unknown) sizes the first
- * output buffer. Output larger than max_out is refused. *out is malloc'ed.
+ * output buffer, unless it is over 64 times len (not believed). Output
+ * larger than max_out is refused. *out is malloc'ed.
  */
 int decompress_buffer(enum codec codec, const uint8_t *in, size_t len,
 		      size_t size_hint, size_t max_out, uint8_t **out,
