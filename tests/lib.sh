@@ -61,6 +61,12 @@ trace_summary() {
 	sed -nE 's/^vmmtrace: trace: ([0-9]+) events \(([0-9]+) before ftrace_init, ([0-9]+) after\); ([0-9]+) slots held; ([0-9]+) doorbells; ([0-9]+) dropped \(([0-9]+) by the stub, ([0-9]+) lost\); mode ([a-z]+)$/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "$1"
 }
 # handshake_rows ERR: the --handshake table's lines from a run's stderr.
+# kvmclock_write TRACE: the trace's first write of MSR_KVM_SYSTEM_TIME_NEW
+# as grep -n prints it ("LINE:text"), or nothing; msr_value LINE: its value.
+kvmclock_write() { grep -n ' kvm_msr: msr_write 4b564d01 = ' "$1" | head -1; }
+msr_value() { local v=${1##*= }; echo "${v%% *}"; }
+# kvmclock_value_ok VALUE RAM_BYTES: the enable bit and a GPA inside RAM.
+kvmclock_value_ok() { [ -n "$1" ] && (( ($1 & 1) == 1 && ($1 & ~1) > 0 && ($1 & ~1) < $2 )); }
 handshake_rows() { sed -n '/^vmmtrace: handshake: /,$p' "$1" | grep -E '^(vmmtrace: handshake|  )'; }
 # handshake_disagree TABLE TRACE: how many rows disagree with the text
 # trace of the same run (0 when all agree): each enabled row's first write

@@ -111,12 +111,11 @@ check "events: exactly start_kernel setup_arch trap_init sched_init, in that ord
 check "the trace has ftrace's header" grep -q '^# tracer: function' "$TMPD/four.trace"
 
 # The KVM handshake of the stock kernel.
-line=$(grep -n ' kvm_msr: msr_write 4b564d01 = ' "$TMPD/four.trace" | head -1)
-val=${line##*= }
-val=${val%% *}
+line=$(kvmclock_write "$TMPD/four.trace")
+val=$(msr_value "$line")
 echo "INFO: ${line:-no write of 4b564d01}"
 check "kvm:msr: the stock guest writes MSR_KVM_SYSTEM_TIME_NEW with the enable bit, a GPA in its 1 GiB ($val)" \
-	eval "[ -n '$val' ] && (( ($val & 1) == 1 && ($val & ~1) > 0 && ($val & ~1) < (1 << 30) ))"
+	kvmclock_value_ok "$val" $((1 << 30))
 check "kvm:msr: ... from a function of kvmclock.c (kvm_register_clock), during setup_arch" \
 	eval "case '$line' in *'<-kvm_register_clock]'|*'<-kvmclock_init]') true ;; *) false ;; esac &&
 	      head -n '${line%%:*}' '$TMPD/four.trace' | grep -q ' setup_arch <-start_kernel' &&

@@ -80,12 +80,11 @@ check "kvm:exit: each kvm_pio follows its exit's kvm_userspace_exit line (not: $
 
 # kvm:msr: the system-time write, inside kvmclock_init (kvmclock.c itself has
 # no fentry: the calls it makes show where it runs).
-line=$(grep -n ' kvm_msr: msr_write 4b564d01 = ' "$TMPD/ev.txt" | head -1)
-val=${line##*= }
-val=${val%% *}
+line=$(kvmclock_write "$TMPD/ev.txt")
+val=$(msr_value "$line")
 echo "INFO: ${line:-no write of 4b564d01}"
 check "kvm:msr: MSR_KVM_SYSTEM_TIME_NEW written with the enable bit and a GPA in RAM ($val)" \
-	eval "[ -n '$val' ] && (( ($val & 1) == 1 && ($val & ~1) > 0 && ($val & ~1) < ($MEM_MB << 20) ))"
+	kvmclock_value_ok "$val" $((MEM_MB << 20))
 n=${line%%:*}
 check "kvm:msr: after kvm_init_platform" eval "head -n '${n:-0}' '$TMPD/ev.txt' | grep -q ' kvm_init_platform <-'"
 check "kvm:msr: between two calls made by kvmclock_init" eval \

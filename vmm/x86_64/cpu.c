@@ -148,16 +148,24 @@ int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc)
 	return 0;
 }
 
+/* Both register sets, or "registers unavailable" (with end, "\n" or "") in buf. */
+static int vcpu_get_state(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sregs *s, char *buf, size_t len,
+			  const char *end)
+{
+	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, r, NULL) < 0 || kvm_ioctl(vcpu->fd, KVM_GET_SREGS, s, NULL) < 0) {
+		snprintf(buf, len, "registers unavailable%s", end);
+		return -1;
+	}
+	return 0;
+}
+
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 {
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
 
-	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &regs, NULL) < 0 ||
-	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &sregs, NULL) < 0) {
-		snprintf(buf, len, "registers unavailable");
+	if (vcpu_get_state(vcpu, &regs, &sregs, buf, len, ""))
 		return;
-	}
 	snprintf(buf, len, "rip 0x%llx rsp 0x%llx cs 0x%x cpl %u cr0 0x%llx cr3 0x%llx",
 		 (unsigned long long)regs.rip, (unsigned long long)regs.rsp,
 		 sregs.cs.selector, sregs.cs.selector & 3,
@@ -170,11 +178,8 @@ void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 	struct kvm_sregs s;
 
 	*pc = 0;
-	if (kvm_ioctl(vcpu->fd, KVM_GET_REGS, &r, NULL) < 0 ||
-	    kvm_ioctl(vcpu->fd, KVM_GET_SREGS, &s, NULL) < 0) {
-		snprintf(buf, len, "registers unavailable\n");
+	if (vcpu_get_state(vcpu, &r, &s, buf, len, "\n"))
 		return;
-	}
 	*pc = r.rip;
 	snprintf(buf, len,
 		 "RIP: %016llx RSP: %016llx RFLAGS: %08llx CS: %04x SS: %04x\n"
