@@ -418,6 +418,7 @@ static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, s
 
 	*t = NULL;
 	/* --stop-at alone needs the tracer's breakpoints, not its slots. */
+	cfg.live = o->control != NULL;
 	if (!o->tcfg.n_include && !o->control && !o->tcfg.stop_at && !o->tcfg.events)
 		return 0;
 	if (taps->hs || taps->fr) {

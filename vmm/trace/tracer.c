@@ -229,8 +229,16 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 			&t->syms, arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
-	t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
-	t->free_initmem = tracer_text_symbol(t, "free_initmem");
+	/*
+	 * The ftrace_init hand-over and free_initmem concern slots only: a
+	 * boot that can never have one (VM events alone, --stop-at alone, no
+	 * control socket) arms neither breakpoint. On this host a guest with
+	 * guest debugging on runs slower (docs/PERFORMANCE.md, VM events).
+	 */
+	if (cfg->n_include || cfg->live) {
+		t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
+		t->free_initmem = tracer_text_symbol(t, "free_initmem");
+	}
 	if (cfg->stop_on_panic && !(t->emergency_restart = tracer_text_symbol(t, "emergency_restart")))
 		log_warn("the kernel has no emergency_restart(): a panic that reboots is not caught");
 	t->ps.phase = t->ftrace_init ? PATCH_PHASE_EARLY : PATCH_PHASE_RUNNING;

@@ -54,6 +54,8 @@ struct tracer_config {
 	 * that is not up yet could say why (--flight-recorder).
 	 */
 	int stop_on_panic;
+	/* A control socket may attach clients, and so slots, while the guest runs. */
+	int live;
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
