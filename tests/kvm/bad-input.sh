@@ -154,6 +154,7 @@ for n in 0 -1 x 1000001 12k ''; do
 done
 bad "--hang 0" "--hang must be a number from 1 to 86400, not '0'" "$LEAN_BZIMAGE" --flight-recorder 10 --hang 0
 bad "--hang without --flight-recorder" "--hang needs --flight-recorder" "$LEAN_BZIMAGE" --hang 30
+bad "--attach-backlog without --control" "--attach-backlog needs --control" "$LEAN_BZIMAGE" --attach-backlog 1M
 bad "--mode bogus" "--mode must be lossless, overwrite or exit, not 'bogus'" \
 	"$LEAN_BZIMAGE" --trace start_kernel --mode bogus
 bad "--buffer-size 12Q" "--buffer-size '12Q' is not a size from 4K to 256M" \

@@ -319,6 +319,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 				 "--handshake or --flight-recorder");
 	if (o->hang && !o->flight_recorder)
 		return boot_fail("%s", "--hang needs --flight-recorder");
+	if (o->attach_backlog && !o->control)
+		return boot_fail("%s", "--attach-backlog needs --control");
 	/*
 	 * The recorder's --trace and --event say what it keeps: it writes a
 	 * trace only to an -o or --format asked for. The handshake table

@@ -232,8 +232,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	/*
 	 * The ftrace_init hand-over and free_initmem concern slots only: a
 	 * boot that can never have one (VM events alone, --stop-at alone, no
-	 * control socket) arms neither breakpoint. On this host a guest with
-	 * guest debugging on runs slower (docs/PERFORMANCE.md, VM events).
+	 * control socket) arms neither, and keeps guest debugging off unless
+	 * --stop-at or --flight-recorder need it.
 	 */
 	if (cfg->n_include || cfg->live) {
 		t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
