@@ -18,7 +18,11 @@
 # - an attach client that stops reading (SIGSTOP) past the boot's
 #   --attach-backlog: the guest's side ends its window, says why in one
 #   line on both sides, and the client, let go on, exits 6 with every event
-#   it was sent whole, while the guest and the other client go on.
+#   it was sent whole, while the guest and the other client go on;
+# - a trace.dat header larger than the boot's --attach-backlog: the attach
+#   is refused with exit 1 and one line, leaves no file, and the guest and
+#   its control socket go on (this once crashed the boot: fopencookie's
+#   write returned -1).
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -227,6 +231,31 @@ wait "$vt"
 rc=$?
 check "vmmtrace stop ends the guest with status 0 (got $rc)" [ "$rc" = 0 ]
 check "the guest never oopsed or panicked" eval "! grep -qE 'Oops|BUG:|Kernel panic' '$TMPD/attach.console'"
+echo "== a header larger than --attach-backlog: the attach is refused, the guest goes on"
+# A trace.dat's header holds the kernel's symbols (about 0.9 MB on the lean
+# kernel): larger than 64 KiB, it cannot be queued for the client.
+SOCK=$TMPD/small.sock
+timeout -k 10 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --control "$SOCK" \
+	--attach-backlog 64K --console "$TMPD/small.console" --cmdline vmmtrace.steps=wait-host \
+	</dev/null 2>"$TMPD/small-boot.err" &
+vt=$!
+for ((i = 0; i < 120; i++)); do [ -S "$SOCK" ] && break; sleep 0.25; done
+timeout -k 10 120 "$VMMTRACE" attach "$SOCK" --trace '*' -o "$TMPD/small.dat" 2>"$TMPD/small-dat.err"
+rc=$?
+sed 's/^/INFO: /' "$TMPD/small-dat.err"
+check "dat header over the backlog: exit status 1 (got $rc) and one line that says so" \
+	eval "[ $rc = 1 ] && grep -qxF \"vmmtrace attach: the dat trace's header is larger than the guest's --attach-backlog (64 KiB)\" '$TMPD/small-dat.err'"
+check "dat header over the backlog: no output file is left" [ ! -e "$TMPD/small.dat" ]
+timeout -k 10 120 "$VMMTRACE" attach "$SOCK" --trace '*' --duration 1 -o "$TMPD/small.txt" 2>"$TMPD/small-txt.err"
+rc=$?
+n=$(grep -vc '^#' "$TMPD/small.txt")
+check "then a text client (a small header) is attached: status 0 (got $rc), $n events" \
+	eval "[ $rc = 0 ] && [ $n -gt 0 ]"
+"$VMMTRACE" stop "$SOCK" >/dev/null
+wait "$vt"
+rc=$?
+check "vmmtrace stop ends that guest with status 0 (got $rc)" [ "$rc" = 0 ]
+
 sanitizer_lines "$TMPD"/*.err
 echo "INFO: $(($(date +%s) - start)) s in all"
 finish

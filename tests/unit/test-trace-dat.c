@@ -296,7 +296,7 @@ static ssize_t limited_write(void *cookie, const char *buf, size_t len)
 	if (len > *left) {
 		*left = 0;
 		errno = ENOBUFS;
-		return -1;
+		return 0;	/* fopencookie(3): never negative */
 	}
 	*left -= len;
 	return (ssize_t)len;

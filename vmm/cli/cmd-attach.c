@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -137,6 +138,21 @@ static int attach_write_fail(const char *name)
 	return cmd_fail("attach", EXIT_TRACE_WRITE, "cannot write %s: %s", name, strerror(e));
 }
 
+/*
+ * No window was opened: the output holds no trace (at most the start of a
+ * header sent before the refusal), so a regular file made for it goes.
+ */
+static void attach_discard(FILE *out, const char *path)
+{
+	struct stat st;
+
+	if (out == stdout)
+		return;
+	if (!fstat(fileno(out), &st) && S_ISREG(st.st_mode))
+		unlink(path);
+	fclose(out);
+}
+
 /* Copies events to out until the server says END; returns 0 or an exit status. */
 static int attach_stream(int fd, FILE *out, const char *name, double deadline)
 {
@@ -199,8 +215,10 @@ int cmd_attach(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fd = ctl_connect(o.socket, &err);
-	if (fd < 0)
+	if (fd < 0) {
+		attach_discard(out, o.output);
 		return cmd_fail("attach", EXIT_BAD_INPUT, "%s", err.msg);
+	}
 	ctl_send(fd, VT_CTL_ATTACH, 0, payload, len);	/* a refusal's reply may already wait */
 	/* A write failing here fails again, and is reported, in attach_stream. */
 	while (!(rc = ctl_recv(fd, &h, reply, sizeof(attach_buf))) && h.type != VT_CTL_REPLY)
@@ -208,7 +226,10 @@ int cmd_attach(int argc, char **argv)
 			(void)!fwrite(reply, 1, h.length, out);
 	if (rc || h.status) {
 		close(fd);
-		return cmd_fail("attach", rc || h.status != -ENOMEM ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
+		attach_discard(out, o.output);
+		/* Out of memory, or a header larger than the boot's --attach-backlog: not the request's fault. */
+		return cmd_fail("attach", !rc && (h.status == -ENOMEM || h.status == -ENOBUFS) ?
+				EXIT_FAILURE_RUN : EXIT_BAD_INPUT,
 				"%s", rc ? "no reply from the control socket" : reply);
 	}
 	fprintf(stderr, "vmmtrace attach: %s\n", reply);

@@ -158,7 +158,10 @@ static int ctl_replyf(struct ctl_conn *c, int status, const char *fmt, ...)
 /*
  * fopencookie write: the window's bytes become VT_CTL_EVENTS messages. A
  * message that cannot be queued fails the write, so the client's writer
- * keeps the error (nothing after a gap) and the window is ended.
+ * keeps the error (nothing after a gap) and the window is ended. A failure
+ * returns 0, never -1: glibc's large-write path takes the count as unsigned,
+ * and a -1 there made it copy past the caller's buffer (a crash, with a
+ * trace.dat header larger than the backlog).
  */
 static ssize_t ctl_events_write(void *cookie, const char *buf, size_t len)
 {
@@ -168,7 +171,7 @@ static ssize_t ctl_events_write(void *cookie, const char *buf, size_t len)
 
 		if (rc) {
 			errno = -rc;
-			return -1;
+			return 0;
 		}
 	}
 	return (ssize_t)len;
@@ -220,12 +223,24 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 	return rc;
 }
 
+/* The backlog as --attach-backlog takes it: "64 KiB", "2 MiB". */
+static const char *ctl_size_str(size_t bytes, char *buf, size_t len)
+{
+	if (bytes % (1 << 20) == 0)
+		snprintf(buf, len, "%zu MiB", bytes >> 20);
+	else if (bytes % 1024 == 0)
+		snprintf(buf, len, "%zu KiB", bytes >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", bytes);
+	return buf;
+}
+
 static void ctl_attach(struct ctl_conn *c)
 {
 	static const cookie_io_functions_t io = { .write = ctl_events_write };
 	struct errbuf err;
 	struct filter f;
-	char msg[512];
+	char msg[512], size[32];
 	int rc;
 
 	if (c->client) {
@@ -253,8 +268,8 @@ static void ctl_attach(struct ctl_conn *c)
 		c->events = NULL;
 		if (c->queue_err == -ENOBUFS)
 			ctl_replyf(c, -ENOBUFS, "the %s trace's header is larger than the guest's "
-				   "--attach-backlog (%zu MiB)", c->format ? c->format->name : "text",
-				   c->ctl->backlog >> 20);
+				   "--attach-backlog (%s)", c->format ? c->format->name : "text",
+				   ctl_size_str(c->ctl->backlog, size, sizeof(size)));
 		else
 			ctl_replyf(c, rc < 0 ? rc : -rc, "%s", err.msg);
 		goto out;
@@ -285,6 +300,7 @@ out:
 static int ctl_close_window(struct ctl_conn *c, int drain, char *msg, size_t len)
 {
 	const char *fmt = c->format ? c->format->name : "text";
+	char size[32];
 	int rc, qerr;
 
 	pthread_mutex_lock(&c->lock);
@@ -301,8 +317,9 @@ static int ctl_close_window(struct ctl_conn *c, int drain, char *msg, size_t len
 	pthread_mutex_unlock(&c->lock);
 	msg[0] = 0;
 	if (qerr == -ENOBUFS)
-		snprintf(msg, len, "the window was ended: this client fell %zu MiB behind "
-			 "(boot --attach-backlog); its trace stops there", c->ctl->backlog >> 20);
+		snprintf(msg, len, "the window was ended: this client fell %s behind "
+			 "(boot --attach-backlog); its trace stops there",
+			 ctl_size_str(c->ctl->backlog, size, sizeof(size)));
 	else if (qerr == -ETIMEDOUT)
 		snprintf(msg, len, "the window was ended: this client read nothing for %u s while its "
 			 "last events were sent; its trace stops there", CTL_DRAIN_MS / 1000);

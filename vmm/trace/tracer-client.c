@@ -103,8 +103,11 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	struct trace_client *c = calloc(1, sizeof(*c));
 	int rc;
 
-	if (!c)
+	if (!c) {
+		if (own_out && out)	/* it was handed over: closed on every failure */
+			fclose(out);
 		return err_set(err, ENOMEM, "out of memory for a trace client");
+	}
 	trace_buf_init(&c->buf);
 	c->out = out;
 	c->own_out = own_out;

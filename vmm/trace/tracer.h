@@ -84,7 +84,10 @@ void tracer_destroy(struct tracer *t);
 /* Live changes, from the control socket (any thread but a vCPU's). */
 struct filter;
 struct trace_client;
-/* A new client writing to out in format wops (NULL: text); out is closed with it when own_out. */
+/*
+ * A new client writing to out in format wops (NULL: text); out is closed with
+ * it when own_out, and also when this fails.
+ */
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
 		      struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
