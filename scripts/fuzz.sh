@@ -34,9 +34,14 @@ for t in $targets; do
 	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
-	crashes=$(ls "$FUZZ_DIR"/crash-"$t"-* 2>/dev/null | wc -l)
+	# libFuzzer also keeps any input slower than 10 s, as crash-TARGET-slow-unit-*:
+	# on a loaded machine a niced fuzzer is starved that long, so such a unit is
+	# reported (run it alone to time it) but is not a crash.
+	crashes=$(ls "$FUZZ_DIR"/crash-"$t"-* 2>/dev/null | grep -vc -- '-slow-unit-')
+	slow=$(ls "$FUZZ_DIR"/crash-"$t"-slow-unit-* 2>/dev/null | wc -l)
 	printf '%-8s %8s %12s %8s %8s %8s %7s\n' "$t" "$took" "${runs:-?}" "${rate:-?}" \
 		"${cov:-?}" "${ft:-?}" "$crashes"
+	[ "$slow" = 0 ] || echo "  $t: $slow input(s) took over 10 s once: $FUZZ_DIR/crash-$t-slow-unit-*"
 	if [ $rc != 0 ] || [ "$crashes" != 0 ]; then
 		bad=1
 		grep -E '^(==[0-9]+==ERROR|SUMMARY)' "$log" | head -n 3 | sed "s/^/  $t: /"
