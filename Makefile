@@ -17,7 +17,7 @@ CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
-LIBS   := -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread
+LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread
 
 # arch/ holds the pure per-arch slot encodings, built for every arch
 # (vmmtrace encode --arch). vmm/ is grouped by layer; the host-arch VMM code

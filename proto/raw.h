@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define RAW_MAGIC		0x31525456u	/* "VTR1" at the start of every chunk */
-#define RAW_VERSION		1		/* readers refuse a newer header chunk */
+#define RAW_VERSION		2		/* readers refuse a newer header chunk */
 
 /* Chunk types. New types may appear in any version: readers skip them. */
 #define RAW_CHUNK_HEADER	1
@@ -85,6 +85,11 @@ struct raw_symbols {
  *   cpu
  *   [ring]   when RAW_REC_RING; else ring == cpu
  *   [flags]  when RAW_REC_FLAGS; else flags is RAW_REC_IRQS_OFF ? 1 : 0
+ *            (the record's VT_REC_FLAG_* bits, with RAW_FLAG_NEW_TASK)
+ *   [preempt] when flags has VT_REC_FLAG_CTX                  (version 2)
+ *   [task, pid, comm length, comm bytes] when flags has RAW_FLAG_NEW_TASK:
+ *            the task of this and the ring's later records in the chunk
+ *            that have VT_REC_FLAG_TASK without it              (version 2)
  *   tsc    - the chunk's previous tsc            (signed; first: from 0)
  *   func   - the chunk's previous func           (signed; first: from 0)
  *   parent - this func                           (signed)
@@ -113,6 +118,8 @@ struct raw_events {
 #define RAW_REC_RING		0x40	/* ring != cpu: varint follows */
 #define RAW_REC_SIZED		0x80	/* varint body length follows the tag */
 #define RAW_SEQ_RINGS		64
+/* In an entry's flags varint only: task, pid and comm follow (the ring's task changed). */
+#define RAW_FLAG_NEW_TASK	0x10000
 
 /*
  * RAW_CHUNK_TRAILER payload: the writer's closing account. The ftrace_init

@@ -19,6 +19,8 @@ PREP_PACKAGES=(
 	liburcu-dev					# data shared between threads
 	libfdt-dev					# device trees (arm64 guests)
 	libseccomp-dev					# the boot's seccomp sandbox (docs/SANDBOX.md)
+	libbpf-dev					# the guest kernel's BTF: task names and pids (docs/TASKS.md)
+	dwarves						# pahole: the lean test kernel's BTF, and the tests' oracle for it
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
 	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
 	qemu-system-x86					# the reference host

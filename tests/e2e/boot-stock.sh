@@ -109,6 +109,13 @@ echo "INFO: four functions traced: $got"
 check "events: exactly start_kernel setup_arch trap_init sched_init, in that order, once each" \
 	[ "$got" = "start_kernel setup_arch trap_init sched_init " ]
 check "the trace has ftrace's header" grep -q '^# tracer: function' "$TMPD/four.trace"
+# Task and context (docs/TASKS.md), from the image's own .BTF: the boot task,
+# interrupts off, preempt depth 1 (a PREEMPT_COUNT kernel starts with
+# INIT_PREEMPT_COUNT; start_kernel enables preemption only in rest_init).
+ctx=$(trace_events "$TMPD/four.trace" | grep -E ': (start_kernel|setup_arch|trap_init|sched_init) <-' | awk '{ print $1, $3 }')
+echo "INFO: task and flags of the four: $(tr '\n' ';' <<<"$ctx")"
+check "the four run as swapper/0-0, irqs off, preempt depth 1 (d?.1.)" \
+	[ "$(grep -cE '^swapper/0-0 d.\.1\.$' <<<"$ctx")" = 4 ]
 
 # The KVM handshake of the stock kernel.
 line=$(kvmclock_write "$TMPD/four.trace")

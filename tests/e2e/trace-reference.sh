@@ -10,7 +10,7 @@
 # have none, so they cannot be in the list.)
 #
 # vmmtrace traces every function ('*') with the smallest ring (--buffer-size
-# 4K = 128 records per vCPU), so the same boot also checks lossless mode
+# 4K = 64 records per vCPU), so the same boot also checks lossless mode
 # under pressure: the rings fill faster than the consumer's 20 ms period,
 # the stub rings the doorbell, and still no event is dropped; the summary's
 # counts must match the file. Timeouts: REF_TIMEOUT (default 900 s) for the

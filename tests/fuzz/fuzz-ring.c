@@ -43,7 +43,22 @@ static int sink(void *opaque, const struct ring_event *ev)
 	struct fring *f = c->ring;
 	const struct vt_record *rec = &f->recs[ev->seq & (f->n - 1)];
 
-	if (ev->ring != f->view.index || (ev->flags & ~VT_REC_FLAG_IRQS_OFF))
+	const uint16_t task_bits = VT_REC_FLAG_TASK | VT_REC_FLAG_NEED_RESCHED | VT_REC_MIGR_MASK;
+
+	if (ev->ring != f->view.index || (ev->flags & ~VT_REC_FLAGS_VALID))
+		abort();
+	/* A task only with a pointer and a kernel's pid; its comm printable and NUL-terminated. */
+	if (ev->flags & VT_REC_FLAG_TASK) {
+		if (!(rec->flags & VT_REC_FLAG_TASK) || !ev->task || ev->task != rec->task ||
+		    ev->pid != rec->pid || ev->pid < 0 || ev->pid > RING_PID_MAX || ev->comm[15])
+			abort();
+		for (unsigned i = 0; i < 16; i++)
+			if (ev->comm[i] && (ev->comm[i] < 0x20 || ev->comm[i] > 0x7e))
+				abort();
+	} else if (ev->task || ev->pid || ev->comm[0] || (ev->flags & task_bits)) {
+		abort();
+	}
+	if ((ev->flags & VT_REC_FLAG_CTX) ? ev->preempt != rec->preempt : ev->preempt != 0)
 		abort();
 	if (f->have_last && ev->seq <= f->last_seq)
 		abort();	/* a duplicate or a reorder */
@@ -52,7 +67,7 @@ static int sink(void *opaque, const struct ring_event *ev)
 	/* Nothing writes the ring during the drain: the event is the record. */
 	if (rec->commit != (uint32_t)(ev->seq + 1) || rec->tsc != ev->tsc || rec->func != ev->func ||
 	    rec->parent != ev->parent || ev->cpu != f->view.index ||	/* a forged CPU becomes the ring's */
-	    (rec->flags & VT_REC_FLAG_IRQS_OFF) != ev->flags)
+	    (rec->flags & VT_REC_FLAGS_VALID & ~task_bits) != (ev->flags & ~task_bits))
 		abort();
 	f->last_seq = ev->seq;
 	f->have_last = 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The rings and the doorbell on the payload, with the smallest ring
-# (--buffer-size 4K: 128 records) and N calls of f_a, enough to wrap it
+# (--buffer-size 4K: 64 records) and N calls of f_a, enough to wrap it
 # dozens of times:
 # - lossless: exactly N events, nothing dropped, and doorbells (a full ring
 #   made the stub exit and wait for the host) — also on 2 vCPUs, one ring
@@ -63,7 +63,7 @@ for c in 0 1; do
 	it=$(payload_value "$TMPD/smp.out" "^PAYLOAD loop: cpu=$c " iterations)
 	n=$(trace_count "$TMPD/smp.trace" f_mark loop_cpu "$c")
 	check "smp: CPU $c: one f_mark event per iteration ($n events, $it iterations)" [ -n "$it" ] && [ "$n" = "$it" ]
-	check "smp: CPU $c: its ring wrapped ($n > 128)" [ "$n" -gt 128 ]
+	check "smp: CPU $c: its ring wrapped ($n > 64)" [ "$n" -gt 64 ]
 done
 check "smp: the doorbell rang ($(summary_field "$TMPD/smp.err" 5))" [ "$(summary_field "$TMPD/smp.err" 5)" -gt 0 ]
 finish

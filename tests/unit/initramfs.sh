@@ -42,7 +42,7 @@ check "/init passes sh -n" "$BUSYBOX" sh -n "$TMPD/root/init"
 sysloop=$TMPD/root/bin/sysloop
 check "sysloop is static (no ELF interpreter)" bash -c '! readelf -lW "$1" | grep -q INTERP' - "$sysloop"
 check "sysloop is an x86_64 executable" bash -c 'readelf -hW "$1" | grep -q "Machine:.*X86-64"' - "$sysloop"
-check "sysloop 100 prints its calls" bash -c '"$1" 100 | grep -qE "^SYSLOOP cpu=[0-9]+ calls=100 ns=[0-9]+$"' - "$sysloop"
+check "sysloop 100 prints its calls" bash -c '"$1" 100 | grep -qE "^SYSLOOP cpu=[0-9]+ calls=100 ns=[0-9]+ pid=[0-9]+$"' - "$sysloop"
 check "sysloop without a count fails" bash -c '! "$1" 2>/dev/null' - "$sysloop"
 
 again=$(build)
@@ -83,14 +83,14 @@ check "cpus step fails on an unexpected count" out_has "VMMTRACE-RESULT cpus FAI
 run_init "vmmtrace.steps=syscall-loop vmmtrace.loops=300"
 check "init passes when every step passes" test $? = 0
 check "syscall-loop: one unpinned worker" \
-	out_match "VMMTRACE-STEP syscall-loop: worker=0 pin=- cpu=[0-9]+ calls=300 ns=[0-9]+ status=0"
+	out_match "VMMTRACE-STEP syscall-loop: worker=0 pin=- cpu=[0-9]+ calls=300 ns=[0-9]+ status=0 pid=[0-9]+"
 check "syscall-loop: summary line" out_has "VMMTRACE-STEP syscall-loop: syscall=getpriority loops=300 workers=1 total=300"
 check "syscall-loop passes" out_has "VMMTRACE-RESULT syscall-loop PASS 1 workers x 300 calls"
 
 if [ "$ncpu" -ge 2 ]; then
 	run_init "vmmtrace.steps=syscall-loop vmmtrace.loops=200 vmmtrace.loop_cpus=2"
 	check "syscall-loop: worker 1 pinned to CPU 1" \
-		out_match "VMMTRACE-STEP syscall-loop: worker=1 pin=1 cpu=1 calls=200 ns=[0-9]+ status=0"
+		out_match "VMMTRACE-STEP syscall-loop: worker=1 pin=1 cpu=1 calls=200 ns=[0-9]+ status=0 pid=[0-9]+"
 	check "syscall-loop: 2 pinned workers pass" out_has "VMMTRACE-RESULT syscall-loop PASS 2 workers x 200 calls"
 fi
 run_init "vmmtrace.steps=syscall-loop vmmtrace.loop_cpulist=0,0"

@@ -32,7 +32,7 @@ report_is() {
 	fi
 }
 # expect AWK-CONDITION: the header and the event lines of full.txt that pass
-# it ($2 [cpu], $4 timestamp:, $5 function, $6 <-caller).
+# it ($1 task-pid, $2 [cpu], $4 timestamp:, $5 function, $6 <-caller).
 expect() { awk "/^#/ || ($1)" "$full" >"$d/want"; }
 
 report_is "default output: the text writer's, byte for byte" "$full" "$raw"
@@ -70,7 +70,13 @@ expect "\$4 + 0 <= $t"
 report_is "--to $t (an event's own timestamp, included)" "$d/want" "$raw" --to "$t"
 expect '$2 == "[001]" && $5 ~ /^f_2/ && $4 + 0 >= 1 && $4 + 0 <= 2'
 report_is "--cpu 1 --trace 'f_2*' --from 1 --to 2" "$d/want" "$raw" --cpu 1 --trace 'f_2*' --from 1 --to 2
-report_is "--pid 0: every event (no pid is recorded)" "$full" "$raw" --pid 0
+# $1 is TASK-PID: the pid follows the last '-' (the fixture's comms have none).
+expect '$1 ~ /-0$/'
+report_is "--pid 0: the boot and idle tasks, VM events, events of no known task" "$d/want" "$raw" --pid 0
+expect '$1 ~ /-1000$/'
+report_is "--pid 1000" "$d/want" "$raw" --pid 1000
+expect '$1 ~ /-4194304$/'
+report_is "--pid 4194304 (PID_MAX_LIMIT)" "$d/want" "$raw" --pid 4194304
 expect '0'
 report_is "--pid 7: none" "$d/want" "$raw" --pid 7
 

@@ -163,8 +163,14 @@ static inline int sink_fn(void *opaque, const struct ring_event *ev)
 		s->out_of_order++;
 	if (s->check_pattern && !pat_ok(ev))
 		s->bad_pattern++;
-	if (ev->flags & ~VT_REC_FLAG_IRQS_OFF)
+	/* Only known flags, a task only with a pointer, a pid and a printable comm. */
+	if (ev->flags & ~VT_REC_FLAGS_VALID)
 		s->bad_flags++;
+	if ((ev->flags & VT_REC_FLAG_TASK) && (!ev->task || ev->pid < 0 || ev->pid > RING_PID_MAX))
+		s->bad_flags++;
+	for (unsigned i = 0; i < sizeof(ev->comm); i++)
+		if ((ev->comm[i] && (ev->comm[i] < 0x20 || ev->comm[i] > 0x7e)) || (i == sizeof(ev->comm) - 1 && ev->comm[i]))
+			s->bad_flags++;
 	s->last_seq = ev->seq;
 	s->have_last = 1;
 	s->count++;

@@ -193,8 +193,8 @@ static void test_drain_batch(void)
 	b = (struct batch_sink){ .s = { .check_pattern = 1 }, .fail_batch = 2, .take_at_fail = 10 };
 	tring_init(&t, 1024, 1, 0);
 	produce(&t, n);
-	t.recs[RING_BATCH + 20].flags = 0xfff0;	/* in the part the failing batch leaves */
-	t.recs[RING_BATCH + 3].flags = 0xfff0;	/* in the part it takes */
+	t.recs[RING_BATCH + 20].flags = 0xffe0;	/* in the part the failing batch leaves */
+	t.recs[RING_BATCH + 3].flags = 0xffe0;	/* in the part it takes */
 	rc = ring_drain_batch(&t.view, batch_fn, &b, 0, &in_flight);
 	CHECK(rc == -EIO && t.view.pos == RING_BATCH + 10 && t.view.consumed == RING_BATCH + 10 &&
 	      t.hdr->tail == RING_BATCH + 10 && t.view.rejected == 1,
@@ -411,12 +411,79 @@ static void test_unknown_flags(void)
 
 	tring_init(&t, 64, 1, 0);
 	produce(&t, 4);
-	t.recs[1].flags = 0xfffe;
-	t.recs[2].flags = 0xffff;
+	t.recs[1].flags = 0xffee;
+	t.recs[2].flags = 0xffef;
 	t.recs[3].flags = VT_REC_FLAG_IRQS_OFF;
 	rc = drain(&t, &s, 0, NULL);
 	CHECK(rc == 4 && !s.bad_flags, "unknown flag bits never reach the sink");
 	CHECK(t.view.rejected == 2, "... and count as rejected values (%llu)", (unsigned long long)t.view.rejected);
+	tring_destroy(&t);
+}
+
+/*
+ * The task fields: a task needs a pointer and a pid a kernel could give;
+ * comm is cut at 15 bytes and anything unprintable shown as '?'; fields the
+ * flags do not claim are zero.
+ */
+struct ev_log { struct ring_event ev[8]; unsigned n; };
+
+static int log_fn(void *opaque, const struct ring_event *ev)
+{
+	struct ev_log *l = opaque;
+
+	if (l->n < 8)
+		l->ev[l->n] = *ev;
+	l->n++;
+	return 0;
+}
+
+static void test_task_fields(void)
+{
+	struct test_ring t;
+	struct ev_log log = { .n = 0 };
+	int in_flight;
+	long rc;
+
+	tring_init(&t, 64, 1, 0);
+	produce(&t, 6);
+	/* 0: a good task. */
+	t.recs[0].flags = VT_REC_FLAG_TASK | VT_REC_FLAG_CTX;
+	t.recs[0].task = 0xffff888001234000ull;
+	t.recs[0].pid = 42;
+	t.recs[0].preempt = 0x10001;
+	memcpy(t.recs[0].comm, "sysloop\0garbage", 16);
+	/* 1: a task without a pointer. */
+	t.recs[1].flags = VT_REC_FLAG_TASK | VT_REC_FLAG_NEED_RESCHED;
+	t.recs[1].pid = 7;
+	/* 2: a pid no kernel gives. */
+	t.recs[2].flags = VT_REC_FLAG_TASK;
+	t.recs[2].task = 0xffff888001234000ull;
+	t.recs[2].pid = -5;
+	/* 3: comm unterminated and unprintable. */
+	t.recs[3].flags = VT_REC_FLAG_TASK;
+	t.recs[3].task = 0xffff888001234000ull;
+	t.recs[3].pid = 9;
+	memcpy(t.recs[3].comm, "ab" "\x01" "\xff" "cdefghijklmnop", 16);
+	/* 4: no task claimed, fields left over from an older record. */
+	t.recs[4].flags = 0;
+	t.recs[4].task = 0xffff888001234000ull;
+	t.recs[4].pid = 11;
+	t.recs[4].preempt = 3;
+	memcpy(t.recs[4].comm, "leftover", 9);
+	rc = ring_drain(&t.view, log_fn, &log, 0, &in_flight);
+	CHECK(rc == 6 && log.n == 6, "task fields: every record reaches the sink (rc %ld)", rc);
+	CHECK(log.ev[0].pid == 42 && !strcmp(log.ev[0].comm, "sysloop") && log.ev[0].preempt == 0x10001 &&
+	      (log.ev[0].flags & VT_REC_FLAG_TASK), "task fields: a good task arrives as written, comm cut at its NUL");
+	CHECK(!(log.ev[1].flags & (VT_REC_FLAG_TASK | VT_REC_FLAG_NEED_RESCHED)) && !log.ev[1].pid,
+	      "task fields: no pointer, no task (nor its need-resched flag)");
+	CHECK(!(log.ev[2].flags & VT_REC_FLAG_TASK) && !log.ev[2].pid && !log.ev[2].task,
+	      "task fields: a negative pid is no task");
+	CHECK((log.ev[3].flags & VT_REC_FLAG_TASK) && !strcmp(log.ev[3].comm, "ab??cdefghijklm"),
+	      "task fields: comm cut at 15 bytes, unprintable bytes shown as '?' (%s)", log.ev[3].comm);
+	CHECK(!log.ev[4].task && !log.ev[4].pid && !log.ev[4].comm[0] && !log.ev[4].preempt,
+	      "task fields: what the flags do not claim is zero");
+	CHECK(t.view.rejected == 2, "task fields: the two bad tasks count as rejected (%llu)",
+	      (unsigned long long)t.view.rejected);
 	tring_destroy(&t);
 }
 
@@ -587,6 +654,7 @@ int main(void)
 	test_other_laps(1);
 	test_other_laps(0);
 	test_unknown_flags();
+	test_task_fields();
 	test_lossless_tail_rewritten();
 	test_dropped_backwards();
 	test_garbage(1);

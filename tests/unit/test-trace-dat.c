@@ -92,6 +92,36 @@ static uint64_t gen_parent(void)
  * TSC ticks at 2494.123 MHz, so ticks map to ns unevenly and different
  * ticks can share one ns. The trace starts at tsc_base.
  */
+/*
+ * Three events in four get a task (a few pids, one comm each, as a pid keeps
+ * its name in the cmdlines) and a preempt count of some context; one in
+ * eight a need-resched or migrate-disable flag.
+ */
+static void gen_task(struct ring_event *e)
+{
+	static const struct { int32_t pid; const char *comm; } tasks[] = {
+		{ 0, "swapper" }, { 1, "init" }, { 57, "kworker/0:1" }, { 300, "sysloop" },
+		{ 4194304, "x123456789abcde" },
+	};
+	static const uint32_t pcs[] = { 0, 1, 0x100, 0x200, 0x10001, 0x100000, 0x110000, 0x12 };
+	unsigned k = (unsigned)rnd(4);
+
+	if (k == 0)
+		return;
+	k = (unsigned)rnd(sizeof(tasks) / sizeof(tasks[0]));
+	e->flags |= VT_REC_FLAG_TASK | VT_REC_FLAG_CTX;
+	e->task = 0xffff888001000000ull + 0x4000ull * k;
+	e->pid = tasks[k].pid;
+	snprintf(e->comm, sizeof(e->comm), "%s", tasks[k].comm);
+	e->preempt = pcs[rnd(sizeof(pcs) / sizeof(pcs[0]))];
+	if (rnd(8) == 0)
+		e->flags |= VT_REC_FLAG_NEED_RESCHED;
+	if (rnd(8) == 0)
+		e->flags |= VT_REC_FLAG_PREEMPT_RESCHED;
+	if (rnd(8) == 0)
+		e->flags |= (uint16_t)(rnd(16) << VT_REC_MIGR_SHIFT);
+}
+
 static size_t gen_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64_t base, uint64_t khz)
 {
 	uint64_t tsc = base + 12345;
@@ -114,6 +144,7 @@ static size_t gen_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64
 			.cpu = (uint16_t)rnd(ncpus), .flags = (uint16_t)(rnd(3) == 0 ? VT_REC_FLAG_IRQS_OFF : 0),
 			.seq = i,
 		};
+		gen_task(&ev[i]);
 		if (rnd(200) == 0)
 			ev[i].func = rnd(2) ? KT + 0x20 : KT + 0x800000;	/* no symbol */
 	}
@@ -173,7 +204,7 @@ static struct ring_event *expect_order(const struct trace_meta *m, const struct 
 	return e;
 }
 
-/* NAME.expect: "events N", then "cpu ns ip parent flags" in report's order. */
+/* NAME.expect: "events N", then "cpu ns ip parent flags pc pid comm" in report's order. */
 static int emit_expect(const char *path, const struct trace_meta *m, const struct ring_event *e, size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -181,10 +212,13 @@ static int emit_expect(const char *path, const struct trace_meta *m, const struc
 	if (!f)
 		return -1;
 	fprintf(f, "events %zu\n", n);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%u %" PRIu64 " %" PRIu64 " %" PRIu64 " %u\n", e[i].cpu,
-			trace_meta_ns(m, e[i].tsc), e[i].func, e[i].parent,
-			(e[i].flags & VT_REC_FLAG_IRQS_OFF) ? TRACE_DAT_FLAG_IRQS_OFF : 0);
+	for (size_t i = 0; i < n; i++) {
+		int task = (e[i].flags & VT_REC_FLAG_TASK) != 0;
+
+		fprintf(f, "%u %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %u %d %s\n", e[i].cpu,
+			trace_meta_ns(m, e[i].tsc), e[i].func, e[i].parent, ring_event_ftrace_flags(&e[i]),
+			ring_event_ftrace_pc(&e[i]), task ? e[i].pid : 0, task && e[i].comm[0] ? e[i].comm : "-");
+	}
 	return fclose(f);
 }
 

@@ -83,7 +83,30 @@ static void make_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64_
 		switch ((r >> 56) % 64) {
 		case 0: e->func += 4; break;				/* not a function start */
 		case 1: e->parent = UINT64_MAX; e->func = 0; break;	/* nothing known */
-		case 2: e->flags = 0x7ffe; break;			/* bit 15 marks a VM event */
+		case 2: e->flags = VT_REC_FLAGS_VALID & ~VT_REC_FLAG_TASK; e->preempt = (uint32_t)r; break;	/* every flag but a task */
+		case 7: case 8: case 9: case 10: case 11: case 12: case 13: case 14:
+		case 15: case 16: case 17: case 18: case 19: case 20: case 21: case 22:
+		case 23: case 24: case 25: case 26: case 27: case 28: case 29: case 30: {
+			/*
+			 * A task, as a CPU runs them: the same for a while, now
+			 * and then another, or the same execing (a new comm).
+			 */
+			static const char *const comms[] = { "swapper/0", "init", "sysloop", "x123456789abcde" };
+			static unsigned cur[65536], gen[65536];
+			unsigned k;
+
+			if ((r >> 2) % 32 == 0)
+				cur[e->cpu] = (unsigned)(r >> 20) % 4;
+			if ((r >> 7) % 64 == 0)
+				gen[e->cpu]++;
+			k = cur[e->cpu];
+			e->flags |= VT_REC_FLAG_TASK | VT_REC_FLAG_CTX;
+			e->task = 0xffff888001000000ull + 0x4000ull * k;
+			e->pid = k == 0 ? 0 : k == 3 ? 4194304 : (int32_t)k * 1000;
+			e->preempt = (r >> 12) % 8 ? 0 : (uint32_t)(r >> 24) & 0x1fffff;
+			snprintf(e->comm, sizeof(e->comm), "%s", gen[e->cpu] % 2 ? "execd" : comms[k]);
+			break;
+		}
 		case 3: e->ring = 1000 + e->cpu; e->seq = r; break;	/* a ring beyond the seq state */
 		case 4: e->cpu = 65535; break;
 		case 5: seq[e->ring] += r % 1000; break;		/* a gap in the ring */
@@ -162,7 +185,8 @@ static int same_events(const struct ring_event *a, const struct ring_event *b, s
 	for (size_t i = 0; i < n; i++)
 		if (a[i].tsc != b[i].tsc || a[i].func != b[i].func || a[i].parent != b[i].parent ||
 		    a[i].seq != b[i].seq || a[i].cpu != b[i].cpu || a[i].flags != b[i].flags ||
-		    a[i].ring != b[i].ring)
+		    a[i].ring != b[i].ring || a[i].task != b[i].task || a[i].pid != b[i].pid ||
+		    a[i].preempt != b[i].preempt || memcmp(a[i].comm, b[i].comm, sizeof(a[i].comm)))
 			return 0;
 	return 1;
 }

@@ -143,18 +143,80 @@ static void test_time_flags_cpu(void)
 		    fmt(&t, 1000, KT + 0x100, KT + 1, 3, VT_REC_FLAG_IRQS_OFF));
 	EXPECT_LINE(PFX "[001] .....      0.000001: start_kernel <-_stext",
 		    fmt(&t, 1000, KT + 0x100, KT + 1, 1, 0));
-	/*
-	 * Flags other than irqs-off are not shown (ring.c masks them anyway);
-	 * RING_EV_VM marks a VM event the host made (vmevent.h), never a record.
-	 */
-	EXPECT_LINE(PFX "[65535] d....      0.000001: start_kernel <-_stext",
-		    fmt(&t, 1000, KT + 0x100, KT + 1, 65535, 0x7fff));
-	EXPECT_LINE(PFX "[000] .....      0.000001: start_kernel <-_stext",
-		    fmt(&t, 1000, KT + 0x100, KT + 1, 0, 0x7ffe));
+	/* RING_EV_VM marks a VM event the host made (vmevent.h), never a record. */
 	EXPECT_LINE(PFX "[002] .....      0.000001: kvm_userspace_exit: reason IO (2) [start_kernel+0x4]",
 		    fmt(&t, 1000, KT + 0x104, 2, 2, vmev_flags(VMEV_EXIT, 0)));
 	EXPECT_LINE(PFX "[000] .....      0.000001: kvm_userspace_exit: reason HLT (5) [0xffffffff70000000]",
 		    fmt(&t, 1000, 0xffffffff70000000ull, 5, 0, vmev_flags(VMEV_EXIT, 0)));
+}
+
+/* A function event with a task and a preempt count. */
+static const char *fmt_task(const struct trace_text *t, uint16_t cpu, uint16_t flags, int32_t pid,
+			    const char *comm, uint32_t preempt)
+{
+	static char buf[512];
+	struct ring_event ev = { .tsc = 1000, .func = KT + 0x100, .parent = KT + 1, .cpu = cpu,
+				 .flags = flags, .task = 0xffff888001000000ull, .pid = pid, .preempt = preempt };
+
+	snprintf(ev.comm, sizeof(ev.comm), "%s", comm);
+	trace_text_format(t, &ev, buf, sizeof(buf));
+	return buf;
+}
+
+/*
+ * The TASK-PID column and the five flag columns, as ftrace's
+ * trace_print_context and trace_print_lat_fmt print them: "%16s-%-7d",
+ * then irqs-off/BH (d, b, D), need-resched (n, p, N), hard/softirq/NMI
+ * (h, s, H, z, Z), preempt depth and migrate-disable in hex (at most f).
+ */
+static void test_task_columns(void)
+{
+	const uint16_t T = VT_REC_FLAG_TASK, C = VT_REC_FLAG_CTX;
+	struct trace_text t;
+
+	trace_text_init(&t, stdout, &syms, 1000000);
+	EXPECT_LINE("         sysloop-1234    [002] .....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 2, T | C, 1234, "sysloop", 0));
+	/* pid 0: the boot and idle tasks, named for their CPU. */
+	EXPECT_LINE("       swapper/3-0       [003] .....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 3, T | C, 0, "swapper", 0));
+	/* No task known: ftrace's "<...>", pid 0. */
+	EXPECT_LINE(PFX "[000] .....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 77, "ignored", 0));
+	/* The longest comm a kernel keeps (15 characters) and the largest pid (PID_MAX_LIMIT). */
+	EXPECT_LINE(" x123456789abcde-4194304 [001] .....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 1, T, 4194304, "x123456789abcde", 0));
+	/* hardirq with preemption off once, interrupts off. */
+	EXPECT_LINE("          <idle>-9       [000] d.h1.      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T | C | VT_REC_FLAG_IRQS_OFF, 9, "<idle>", 0x10001));
+	/* Serving a softirq ('s'); bottom halves disabled, not serving ('b'; with irqs off 'D'). */
+	EXPECT_LINE(PFX "[000] ..s..      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 0, "", 0x100));
+	EXPECT_LINE(PFX "[000] b....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 0, "", 0x200));
+	EXPECT_LINE(PFX "[000] D....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C | VT_REC_FLAG_IRQS_OFF, 0, "", 0x200));
+	/* hardirq in a softirq 'H', NMI 'z', NMI in a hardirq 'Z'. */
+	EXPECT_LINE(PFX "[000] ..H..      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 0, "", 0x10100));
+	EXPECT_LINE(PFX "[000] ..z..      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 0, "", 0x100000));
+	EXPECT_LINE(PFX "[000] ..Z..      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, C, 0, "", 0x110000));
+	/* need-resched: the task's flag 'n', the CPU's 'p', both 'N'. */
+	EXPECT_LINE("               a-5       [000] .n...      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T | VT_REC_FLAG_NEED_RESCHED, 5, "a", 0));
+	EXPECT_LINE(PFX "[000] .p...      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, VT_REC_FLAG_PREEMPT_RESCHED, 0, "", 0));
+	EXPECT_LINE("               a-5       [000] .N...      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T | VT_REC_FLAG_NEED_RESCHED | VT_REC_FLAG_PREEMPT_RESCHED, 5, "a", 0));
+	/* Depth and migrate-disable in hex, each at most f; without CTX no depth. */
+	EXPECT_LINE("               a-5       [000] ...f3      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T | C | (3 << VT_REC_MIGR_SHIFT), 5, "a", 0x12));
+	EXPECT_LINE("               a-5       [000] ...af      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T | C | (15 << VT_REC_MIGR_SHIFT), 5, "a", 0xa));
+	EXPECT_LINE("               a-5       [000] .....      0.000001: start_kernel <-_stext",
+		    fmt_task(&t, 0, T, 5, "a", 0x10001));
 }
 
 static void test_small_buffer(void)
@@ -220,6 +282,7 @@ int main(void)
 	build_symtab();
 	test_symbols();
 	test_time_flags_cpu();
+	test_task_columns();
 	test_small_buffer();
 	test_writer();
 	symtab_destroy(&syms);

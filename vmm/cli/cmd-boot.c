@@ -92,6 +92,8 @@ static const char boot_usage[] =
 	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
 	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
+	"  --btf FILE            the kernel's types (task names, pids) from FILE: raw\n"
+	"                        BTF or an ELF with .BTF; default: the image's .BTF\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; every output format: docs/VM-EVENTS.md)\n"
@@ -190,6 +192,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "stop-at", required_argument, NULL, 's' },
 		{ "system-map", required_argument, NULL, 'S' },
+		{ "btf", required_argument, NULL, 'Y' },
 		{ "console", required_argument, NULL, 'O' },
 		{ "control", required_argument, NULL, 'K' },
 		{ "attach-backlog", required_argument, NULL, 'B' },
@@ -242,6 +245,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 's': o->tcfg.stop_at = optarg; break;
 		case 'S': o->tcfg.system_map = optarg; break;
+		case 'Y': o->tcfg.btf = optarg; break;
 		case 'b':
 			if (parse_size(optarg, &o->tcfg.buffer_size) || o->tcfg.buffer_size < 4096 ||
 			    o->tcfg.buffer_size > (256ULL << 20))

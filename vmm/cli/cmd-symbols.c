@@ -20,11 +20,14 @@
 #include "vmm/image/mcount.h"
 #include "vmm/image/symtab.h"
 #include "vmm/image/sysmap.h"
+#include "vmm/trace/task.h"
 
 struct symbols_opts {
 	const char *kernel;
 	const char *sysmap;
+	const char *btf;
 	int slots;
+	int tasks;
 	int functions;
 	int verbose;
 	struct filter filter;
@@ -56,6 +59,11 @@ static const char symbols_usage[] =
 	"                     available_filter_functions lists)\n"
 	"  --system-map FILE  use these symbols (a System.map or /proc/kallsyms copy)\n"
 	"                     and report where they disagree with the image's kallsyms\n"
+	"  --tasks            instead of symbols, where the tracer finds the task and\n"
+	"                     context of a call: per-CPU offsets, task_struct members\n"
+	"                     from the kernel's BTF (docs/TASKS.md)\n"
+	"  --btf FILE         the kernel's types from FILE (raw BTF or an ELF with\n"
+	"                     .BTF) instead of the image's .BTF section\n"
 	"  -v, --verbose      timings and table addresses on stderr\n";
 
 static double now(void)
@@ -73,6 +81,8 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		{ "slots", no_argument, NULL, 's' },
 		{ "functions", no_argument, NULL, 'f' },
 		{ "system-map", required_argument, NULL, 'm' },
+		{ "tasks", no_argument, NULL, 'T' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -87,6 +97,8 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		case 's': o->slots = 1; break;
 		case 'f': o->functions = 1; break;
 		case 'm': o->sysmap = optarg; break;
+		case 'T': o->tasks = 1; break;
+		case 'B': o->btf = optarg; break;
 		case 'v': o->verbose++; break;
 		case 'h': fputs(symbols_usage, stdout); return -1;
 		default:
@@ -317,6 +329,16 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 	if (rc)
 		snprintf(run->mcount_why, sizeof(run->mcount_why), "%s", err.msg);
 	run->t_mcount = now() - t;
+	if (o->tasks) {
+		struct task_layout l;
+
+		if (task_layout_find(&run->img, run->tab, o->btf, &l, &err))
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
+		task_layout_print(&l, stdout);
+		if (fflush(stdout))
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "writing the output: %s", strerror(errno));
+		return EXIT_OK;
+	}
 	shown = o->slots ? print_slots(o, run) : print_symbols(o, run);
 	if (fflush(stdout))
 		return cmd_fail("symbols", EXIT_BAD_INPUT, "writing the output: %s", strerror(errno));

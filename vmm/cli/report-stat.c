@@ -127,7 +127,8 @@ int report_sel_match(struct report_sel *sel, const struct ring_event *ev)
 
 	if (o->have_cpu && ev->cpu != o->cpu)
 		return 0;
-	if (o->have_pid && o->pid != 0)	/* no pid recorded: every event is pid 0 */
+	/* The pid the TASK column shows: 0 for VM events and unknown tasks. */
+	if (o->have_pid && o->pid != (uint64_t)(!(ev->flags & RING_EV_VM) && (ev->flags & VT_REC_FLAG_TASK) ? ev->pid : 0))
 		return 0;
 	if (o->have_from || o->have_to) {
 		uint64_t us = trace_meta_ns(sel->meta, ev->tsc) / 1000;

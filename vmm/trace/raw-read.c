@@ -391,12 +391,38 @@ const struct raw_read_report *raw_read_report(const struct raw_reader *r)
 	return &r->rep;
 }
 
+/* A chunk's decoding state (proto/raw.h): deltas, each ring's last seq and task. */
+struct raw_decode_state {
+	uint64_t prev_tsc, prev_func, known, last_seq[RAW_SEQ_RINGS];
+	uint64_t task_known;
+	struct ring_event task[RAW_SEQ_RINGS];	/* task, pid, comm of the ring's last task */
+};
+
+/* The task fields of an entry with RAW_FLAG_NEW_TASK; NULL when malformed. */
+static const uint8_t *raw_decode_task(const uint8_t *p, const uint8_t *end, struct ring_event *ev)
+{
+	uint64_t v;
+
+	if (!(p = raw_get_varint(p, end, &v)))
+		return NULL;
+	ev->task = v;
+	if (!(p = raw_get_varint(p, end, &v)) || v > RING_PID_MAX)
+		return NULL;
+	ev->pid = (int32_t)v;
+	if (!(p = raw_get_varint(p, end, &v)) || v >= sizeof(ev->comm) || v > (uint64_t)(end - p))
+		return NULL;
+	memset(ev->comm, 0, sizeof(ev->comm));
+	for (uint64_t i = 0; i < v; i++)
+		ev->comm[i] = p[i] >= 0x20 && p[i] <= 0x7e ? (char)p[i] : '?';
+	return p + v;
+}
+
 /* Decodes one entry record's fields after its tag; NULL when malformed. */
 static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uint8_t tag,
-				       struct ring_event *ev, uint64_t *prev_tsc, uint64_t *prev_func,
-				       uint64_t *known, uint64_t *last_seq)
+				       struct ring_event *ev, struct raw_decode_state *st)
 {
-	uint64_t v, expect = 0;
+	uint64_t v, expect = 0, *prev_tsc = &st->prev_tsc, *prev_func = &st->prev_func;
+	uint64_t *known = &st->known, *last_seq = st->last_seq;
 
 	if (!(p = raw_get_varint(p, end, &v)) || v > UINT16_MAX)
 		return NULL;
@@ -409,9 +435,34 @@ static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uin
 	}
 	ev->flags = (tag & RAW_REC_IRQS_OFF) ? VT_REC_FLAG_IRQS_OFF : 0;
 	if (tag & RAW_REC_FLAGS) {
-		if (!(p = raw_get_varint(p, end, &v)) || v > UINT16_MAX)
+		uint64_t flags;
+
+		if (!(p = raw_get_varint(p, end, &flags)) ||
+		    (flags & ~(uint64_t)(VT_REC_FLAGS_VALID | RAW_FLAG_NEW_TASK)))
 			return NULL;
-		ev->flags = (uint16_t)v & ~RING_EV_VM;	/* an entry is never a VM event */
+		ev->flags = (uint16_t)flags;
+		if ((flags & RAW_FLAG_NEW_TASK) && !(flags & VT_REC_FLAG_TASK))
+			return NULL;
+		if (ev->flags & VT_REC_FLAG_CTX) {
+			if (!(p = raw_get_varint(p, end, &v)) || v > UINT32_MAX)
+				return NULL;
+			ev->preempt = (uint32_t)v;
+		}
+		if (flags & RAW_FLAG_NEW_TASK) {
+			if (!(p = raw_decode_task(p, end, ev)))
+				return NULL;
+			if (ev->ring < RAW_SEQ_RINGS) {
+				st->task[ev->ring] = *ev;
+				st->task_known |= 1ull << ev->ring;
+			}
+		} else if (ev->flags & VT_REC_FLAG_TASK) {
+			/* The ring's task from an earlier record of this chunk. */
+			if (ev->ring >= RAW_SEQ_RINGS || !(st->task_known & (1ull << ev->ring)))
+				return NULL;
+			ev->task = st->task[ev->ring].task;
+			ev->pid = st->task[ev->ring].pid;
+			memcpy(ev->comm, st->task[ev->ring].comm, sizeof(ev->comm));
+		}
 	}
 	if (!(p = raw_get_varint(p, end, &v)))
 		return NULL;
@@ -465,8 +516,10 @@ static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 	struct raw_chunk c;
 	struct raw_events h;
 	const uint8_t *p, *end;
-	uint64_t prev_tsc = 0, prev_func = 0, known = 0, last_seq[RAW_SEQ_RINGS];
+	struct raw_decode_state st;
 	size_t n = 0;
+
+	st.prev_tsc = st.prev_func = st.known = st.task_known = 0;
 
 	memcpy(&c, r->map + off, sizeof(c));
 	p = r->map + off + sizeof(c);
@@ -493,7 +546,7 @@ static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 				return -EINVAL;
 			if ((tag & RAW_REC_KIND) == RAW_REC_VMEV) {
 				memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
-				if (raw_decode_vmev(p, p + len, &r->scratch[n], prev_tsc, prev_func))
+				if (raw_decode_vmev(p, p + len, &r->scratch[n], st.prev_tsc, st.prev_func))
 					return -EINVAL;
 				n++;
 			} else {
@@ -502,8 +555,7 @@ static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 			p += len;
 		} else if ((tag & RAW_REC_KIND) == RAW_REC_ENTRY) {
 			memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
-			p = raw_decode_entry(p, end, tag, &r->scratch[n], &prev_tsc, &prev_func,
-					     &known, last_seq);
+			p = raw_decode_entry(p, end, tag, &r->scratch[n], &st);
 			if (!p)
 				return -EINVAL;
 			n++;

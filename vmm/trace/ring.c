@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -69,6 +70,11 @@ static int ring_copy(struct ring_view *r, uint64_t idx, struct ring_event *ev)
 	ev->parent = __atomic_load_n(&rec->parent, __ATOMIC_RELAXED);
 	ev->cpu = __atomic_load_n(&rec->cpu, __ATOMIC_RELAXED);
 	ev->flags = __atomic_load_n(&rec->flags, __ATOMIC_RELAXED);
+	ev->task = __atomic_load_n(&rec->task, __ATOMIC_RELAXED);
+	ev->preempt = __atomic_load_n(&rec->preempt, __ATOMIC_RELAXED);
+	ev->pid = __atomic_load_n(&rec->pid, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < sizeof(ev->comm); i++)
+		ev->comm[i] = __atomic_load_n(&rec->comm[i], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	c2 = READ_ONCE(rec->commit);
 	if (c2 != c1)
@@ -110,9 +116,30 @@ static unsigned ring_fix(const struct ring_view *r, struct ring_event *ev)
 {
 	unsigned bad = 0;
 
-	if (ev->flags & ~VT_REC_FLAG_IRQS_OFF) {
+	if (ev->flags & ~VT_REC_FLAGS_VALID) {
 		bad++;
-		ev->flags &= VT_REC_FLAG_IRQS_OFF;
+		ev->flags &= VT_REC_FLAGS_VALID;
+	}
+	if (!(ev->flags & VT_REC_FLAG_CTX))
+		ev->preempt = 0;
+	/* A task needs a pointer and a pid the kernel could give (PID_MAX_LIMIT is 4M). */
+	if ((ev->flags & VT_REC_FLAG_TASK) && (!ev->task || ev->pid < 0 || ev->pid > RING_PID_MAX)) {
+		bad++;
+		ev->flags &= (uint16_t)~VT_REC_FLAG_TASK;
+	}
+	if (ev->flags & VT_REC_FLAG_TASK) {
+		/* The kernel keeps comm NUL-terminated; whatever else is shown as '?'. */
+		size_t n = strnlen(ev->comm, sizeof(ev->comm) - 1);
+
+		for (size_t i = 0; i < n; i++)
+			if (ev->comm[i] < 0x20 || ev->comm[i] > 0x7e)
+				ev->comm[i] = '?';
+		memset(ev->comm + n, 0, sizeof(ev->comm) - n);
+	} else {
+		ev->task = 0;
+		ev->pid = 0;
+		memset(ev->comm, 0, sizeof(ev->comm));
+		ev->flags &= (uint16_t)~(VT_REC_FLAG_NEED_RESCHED | VT_REC_MIGR_MASK);
 	}
 	/*
 	 * The stub writes its ring's number: a record claiming another CPU
@@ -244,4 +271,73 @@ long ring_drain(struct ring_view *r, ring_sink_fn *sink, void *opaque, int final
 	struct ring_each e = { sink, opaque };
 
 	return ring_drain_batch(r, ring_each_event, &e, final, in_flight);
+}
+
+/* The generic preempt_count layout (include/linux/preempt.h). */
+#define PC_PREEMPT_MASK	0x000000ffu
+#define PC_SOFTIRQ_MASK	0x0000ff00u
+#define PC_SOFTIRQ_OFFSET 0x00000100u
+#define PC_HARDIRQ_MASK	0x000f0000u
+#define PC_NMI_MASK	0x00f00000u
+
+unsigned ring_event_ftrace_flags(const struct ring_event *ev)
+{
+	unsigned f = 0, pc = ev->preempt;
+
+	if (ev->flags & VT_REC_FLAG_IRQS_OFF)
+		f |= FTRACE_FLAG_IRQS_OFF;
+	if (ev->flags & VT_REC_FLAG_NEED_RESCHED)
+		f |= FTRACE_FLAG_NEED_RESCHED;
+	if (ev->flags & VT_REC_FLAG_PREEMPT_RESCHED)
+		f |= FTRACE_FLAG_PREEMPT_RESCHED;
+	if (!(ev->flags & VT_REC_FLAG_CTX))
+		return f;
+	if (pc & PC_NMI_MASK)
+		f |= FTRACE_FLAG_NMI;
+	if (pc & PC_HARDIRQ_MASK)
+		f |= FTRACE_FLAG_HARDIRQ;
+	if (pc & PC_SOFTIRQ_OFFSET)		/* in_serving_softirq() */
+		f |= FTRACE_FLAG_SOFTIRQ;
+	if ((pc & PC_SOFTIRQ_MASK) >> 9)	/* softirq_count() >> (SOFTIRQ_SHIFT + 1) */
+		f |= FTRACE_FLAG_BH_OFF;
+	return f;
+}
+
+unsigned ring_event_ftrace_pc(const struct ring_event *ev)
+{
+	unsigned depth = (ev->flags & VT_REC_FLAG_CTX) ? ev->preempt & PC_PREEMPT_MASK : 0;
+	unsigned migr = (ev->flags & VT_REC_MIGR_MASK) >> VT_REC_MIGR_SHIFT;
+
+	return (depth > 15 ? 15 : depth) | migr << 4;
+}
+
+void ring_event_lat(const struct ring_event *ev, char out[6])
+{
+	unsigned f = ring_event_ftrace_flags(ev), pc = ring_event_ftrace_pc(ev);
+	int nmi = f & FTRACE_FLAG_NMI, hard = f & FTRACE_FLAG_HARDIRQ, soft = f & FTRACE_FLAG_SOFTIRQ;
+	static const char hex[] = "0123456789abcdef";
+
+	out[0] = (f & FTRACE_FLAG_IRQS_OFF) && (f & FTRACE_FLAG_BH_OFF) ? 'D' :
+		 (f & FTRACE_FLAG_IRQS_OFF) ? 'd' : (f & FTRACE_FLAG_BH_OFF) ? 'b' : '.';
+	switch (f & (FTRACE_FLAG_NEED_RESCHED | FTRACE_FLAG_PREEMPT_RESCHED)) {
+	case FTRACE_FLAG_NEED_RESCHED | FTRACE_FLAG_PREEMPT_RESCHED: out[1] = 'N'; break;
+	case FTRACE_FLAG_NEED_RESCHED: out[1] = 'n'; break;
+	case FTRACE_FLAG_PREEMPT_RESCHED: out[1] = 'p'; break;
+	default: out[1] = '.'; break;
+	}
+	out[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	out[3] = pc & 0xf ? hex[pc & 0xf] : '.';
+	out[4] = pc & 0xf0 ? hex[pc >> 4] : '.';
+	out[5] = 0;
+}
+
+const char *ring_event_comm(const struct ring_event *ev, char buf[24])
+{
+	if (!(ev->flags & VT_REC_FLAG_TASK))
+		return "<...>";
+	if (ev->pid == 0) {
+		snprintf(buf, 24, "swapper/%u", ev->cpu);
+		return buf;
+	}
+	return ev->comm[0] ? ev->comm : "<...>";
 }

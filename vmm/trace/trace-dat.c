@@ -2,10 +2,11 @@
 /*
  * The trace.dat writer (trace-dat.h): trace-cmd's file version 6, as its
  * trace-cmd.dat.v6(5) page describes it, holding the kernel's ring-buffer
- * pages. Everything before the CPU data is known at open and written then;
- * the per-CPU data must be contiguous per CPU in the file, so each CPU's
+ * pages. Everything up to the printk formats is known at open and written
+ * then; the tasks' names (cmdlines) are known only at the end, and the
+ * per-CPU data must be contiguous per CPU in the file, so each CPU's
  * finished pages wait in the page store (trace-dat-pages.c) until close,
- * which writes the options, the offsets and the pages. Offsets count the
+ * which writes the cmdlines, the options, the offsets and the pages. Offsets count the
  * bytes this writer wrote, so out need not be seekable (a pipe works).
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "vmm/trace/trace-dat.h"
 #include "vmm/trace/trace-dat-pages.h"
+#include "vmm/trace/vmevent.h"
 
 /* The ring buffer's event header: 5-bit type_len, 27-bit time_delta. */
 #define DAT_TYPE_LEN_MAX	28u	/* data events: type_len * 4 payload bytes */
@@ -51,8 +53,16 @@ struct dat_cpu {
 	uint64_t npages, nevents;
 };
 
+/* pid -> the comm of its last event: the cmdlines section (open addressing). */
+struct dat_task {
+	int32_t pid;			/* -1: empty */
+	char comm[16];
+};
+
 struct trace_writer {
 	FILE *out;
+	struct dat_task *tasks;
+	size_t ntasks, tasks_cap;	/* tasks_cap: a power of two, or 0 */
 	uint64_t pos;		/* bytes written to out: the file offset */
 	int error;		/* errno of the first failed write */
 	struct errbuf err;	/* the first event() failure, reported by close */
@@ -199,12 +209,10 @@ static void dat_fill_kallsyms(struct trace_writer *w, const void *arg, FILE *f)
 	}
 }
 
-/* Everything from the magic to the CPU count: all known before any event. */
+/* Everything from the magic to the printk formats: all known before any event. */
 static int dat_write_head(struct trace_writer *w)
 {
 	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '6', 0 };
-	/* The stub records no task: every event is pid 0, the idle task. */
-	static const char cmdlines[] = "0 <idle>\n";
 	int rc;
 
 	dat_write(w, magic, sizeof(magic));
@@ -219,9 +227,66 @@ static int dat_write_head(struct trace_writer *w)
 	if (!rc)
 		rc = dat_write_built(w, dat_fill_kallsyms, w->meta.syms, 4);
 	dat_write_le(w, 0, 4);				/* printk formats: none */
-	dat_write_sized(w, cmdlines, strlen(cmdlines), 8);
-	dat_write_le(w, w->meta.ncpus, 4);
 	return rc;
+}
+
+/* Remembers the comm of pid's latest event; -ENOMEM when the table cannot grow. */
+static int dat_task_note(struct trace_writer *w, int32_t pid, const char *comm)
+{
+	size_t i;
+
+	if (w->ntasks * 2 >= w->tasks_cap) {
+		size_t cap = w->tasks_cap ? w->tasks_cap * 2 : 64;
+		struct dat_task *t = malloc(cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < cap; i++)
+			t[i].pid = -1;
+		for (size_t j = 0; j < w->tasks_cap; j++) {
+			if (w->tasks[j].pid < 0)
+				continue;
+			for (i = (size_t)w->tasks[j].pid * 2654435761u & (cap - 1); t[i].pid >= 0; i = (i + 1) & (cap - 1))
+				;
+			t[i] = w->tasks[j];
+		}
+		free(w->tasks);
+		w->tasks = t;
+		w->tasks_cap = cap;
+	}
+	for (i = (size_t)pid * 2654435761u & (w->tasks_cap - 1); w->tasks[i].pid >= 0 && w->tasks[i].pid != pid;
+	     i = (i + 1) & (w->tasks_cap - 1))
+		;
+	if (w->tasks[i].pid < 0)
+		w->ntasks++;
+	w->tasks[i].pid = pid;
+	memcpy(w->tasks[i].comm, comm, sizeof(w->tasks[i].comm));
+	w->tasks[i].comm[sizeof(w->tasks[i].comm) - 1] = 0;
+	return 0;
+}
+
+/* The cmdlines section ("pid comm" lines, as saved_cmdlines) and the CPU count. */
+static void dat_write_cmdlines(struct trace_writer *w)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		w->error = ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < w->tasks_cap; i++)
+		if (w->tasks[i].pid >= 0)
+			fprintf(f, "%d %s\n", w->tasks[i].pid, w->tasks[i].comm);
+	if (fclose(f)) {
+		free(text);
+		w->error = ENOMEM;
+		return;
+	}
+	dat_write_sized(w, text, len, 8);
+	free(text);
+	dat_write_le(w, w->meta.ncpus, 4);
 }
 
 static void dat_page_finish(struct trace_writer *w, unsigned cpu)
@@ -304,8 +369,16 @@ static int dat_cpu_event(struct trace_writer *w, unsigned cpu, const struct trac
 	/* The page is zero past used but for array[0], which the common fields overwrite. */
 	payload[0] = (uint8_t)e->id;
 	payload[1] = (uint8_t)(e->id >> 8);
-	payload[2] = (ev->flags & VT_REC_FLAG_IRQS_OFF) ? TRACE_DAT_FLAG_IRQS_OFF : 0;
-	payload[3] = 0;
+	if (vmev_is(ev)) {
+		payload[2] = (ev->flags & VMEV_FLAG_IRQS_OFF) ? TRACE_DAT_FLAG_IRQS_OFF : 0;
+		payload[3] = 0;
+	} else {
+		int32_t pid = (ev->flags & VT_REC_FLAG_TASK) ? ev->pid : 0;
+
+		payload[2] = (uint8_t)ring_event_ftrace_flags(ev);
+		payload[3] = (uint8_t)ring_event_ftrace_pc(ev);
+		memcpy(payload + 4, &pid, 4);	/* common_pid, little endian like the host */
+	}
 	e->encode(ev, payload);
 	c->used += len;
 	c->last_ns = ns;
@@ -324,6 +397,12 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 				    ev->cpu, w->meta.ncpus);
 		return w->failed;
 	}
+	/* pid 0 is <idle> to trace-cmd whatever the file says. */
+	if (!vmev_is(ev) && (ev->flags & VT_REC_FLAG_TASK) && ev->pid > 0 &&
+	    dat_task_note(w, ev->pid, ev->comm)) {
+		w->failed = err_set(&w->err, ENOMEM, "trace.dat: out of memory for the tasks' names");
+		return w->failed;
+	}
 	rc = dat_cpu_event(w, ev->cpu, trace_dat_event_pick(ev), ev, trace_dat_ns(&w->ns, ev->tsc));
 	if (rc)
 		w->failed = err_set(&w->err, -rc, "trace.dat: buffering CPU %u's pages: %s",
@@ -334,6 +413,7 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 static void dat_free(struct trace_writer *w)
 {
 	trace_dat_pages_free(w->pages);
+	free(w->tasks);
 	free(w->cpus);
 	free(w);
 }
@@ -411,6 +491,7 @@ static int dat_write_tail(struct trace_writer *w, const struct trace_stats *st)
 	uint64_t off;
 	int rc;
 
+	dat_write_cmdlines(w);
 	dat_write(w, "options  ", 10);
 	/* ns since the guest started, which report prints as seconds.microseconds. */
 	dat_write_option_text(w, DAT_OPTION_TRACECLOCK, "[local] global\n");

@@ -27,6 +27,8 @@ struct trace_writer {
 	uint64_t prev_tsc, prev_func;
 	uint64_t seq_known;		/* bit r: last_seq[r] holds ring r's previous seq */
 	uint64_t last_seq[RAW_SEQ_RINGS];
+	uint64_t task_known;		/* bit r: task[r] holds ring r's last task in the chunk */
+	struct raw_task { uint64_t task; int32_t pid; char comm[16]; } task[RAW_SEQ_RINGS];
 	uint64_t events, event_chunks;
 	int error;			/* errno of the first failed write */
 };
@@ -171,6 +173,7 @@ static void raw_chunk_reset(struct trace_writer *w)
 	w->prev_tsc = 0;
 	w->prev_func = 0;
 	w->seq_known = 0;
+	w->task_known = 0;
 }
 
 /* Writes the open event chunk, if it holds anything, and starts another. */
@@ -261,8 +264,34 @@ static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 	if (ev->flags == VT_REC_FLAG_IRQS_OFF) {
 		*tag |= RAW_REC_IRQS_OFF;
 	} else if (ev->flags) {
+		uint64_t flags = ev->flags;
+		int new_task = 0;
+
+		if (ev->flags & VT_REC_FLAG_TASK) {
+			struct raw_task *k = ev->ring < RAW_SEQ_RINGS ? &w->task[ev->ring] : NULL;
+
+			new_task = !k || !(w->task_known & (1ull << ev->ring)) || k->task != ev->task ||
+				   k->pid != ev->pid || memcmp(k->comm, ev->comm, sizeof(k->comm));
+			if (new_task && k) {
+				k->task = ev->task;
+				k->pid = ev->pid;
+				memcpy(k->comm, ev->comm, sizeof(k->comm));
+				w->task_known |= 1ull << ev->ring;
+			}
+		}
 		*tag |= RAW_REC_FLAGS;
-		p = raw_put_varint(p, ev->flags);
+		p = raw_put_varint(p, flags | (new_task ? RAW_FLAG_NEW_TASK : 0));
+		if (ev->flags & VT_REC_FLAG_CTX)
+			p = raw_put_varint(p, ev->preempt);
+		if (new_task) {
+			size_t n = strnlen(ev->comm, sizeof(ev->comm));
+
+			p = raw_put_varint(p, ev->task);
+			p = raw_put_varint(p, (uint32_t)ev->pid);
+			p = raw_put_varint(p, n);
+			memcpy(p, ev->comm, n);
+			p += n;
+		}
 	}
 	p = raw_put_varint(p, raw_zigzag(ev->tsc - w->prev_tsc));
 	p = raw_put_varint(p, raw_zigzag(ev->func - w->prev_func));

@@ -90,7 +90,7 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 	/* To the nearest µs, as the kernel's trace file and trace-cmd report print it. */
 	unsigned __int128 us = (ns + 500) / 1000;
 	uint64_t sec = (uint64_t)(us / 1000000), usec = (uint64_t)(us % 1000000);
-	char fbuf[32], pbuf[32];
+	char fbuf[32], pbuf[32], cbuf[24], lat[6];
 	const char *func, *parent;
 	uint64_t off;
 
@@ -108,8 +108,11 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 		snprintf(pbuf, sizeof(pbuf), "0x%" PRIx64, ev->parent);
 		parent = pbuf;
 	}
-	snprintf(buf, len, "           <...>-0       [%03u] %c....  %5" PRIu64 ".%06" PRIu64 ": %s <-%s",
-		 ev->cpu, (ev->flags & VT_REC_FLAG_IRQS_OFF) ? 'd' : '.', sec, usec, func, parent);
+	ring_event_lat(ev, lat);
+	/* ftrace's "%16s-%-7d [%03d] " (kernel/trace/trace_output.c, lat_print_generic's sibling). */
+	snprintf(buf, len, "%16s-%-7d [%03u] %s  %5" PRIu64 ".%06" PRIu64 ": %s <-%s",
+		 ring_event_comm(ev, cbuf), (ev->flags & VT_REC_FLAG_TASK) ? ev->pid : 0, ev->cpu, lat,
+		 sec, usec, func, parent);
 }
 
 int trace_text_event(void *opaque, const struct ring_event *ev)

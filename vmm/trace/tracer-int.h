@@ -22,8 +22,10 @@
 #include "vmm/trace/ring.h"
 #include "vmm/kvm/stub.h"
 #include "vmm/image/symtab.h"
+#include "vmm/trace/task.h"
 #include "vmm/trace/trace-buf.h"
 #include "vmm/trace/writer.h"
+#include "vmm/trace/task.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/kvm/vm.h"
 
@@ -58,6 +60,7 @@ struct tracer {
 	struct symtab syms;
 	struct mcount_table mt;
 	struct stub_region stub;
+	struct task_layout task;	/* what the stub records of the task and context */
 	unsigned nrings;
 	uint64_t nrecords;
 	struct ring_view *rings;

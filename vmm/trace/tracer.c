@@ -141,6 +141,14 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	t->nrings = t->vm->cfg.ncpus;
 	ring_bytes = t->nrecords * VT_REC_SIZE;
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
+	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, err)))
+		return rc;
+	/* Said where it matters: a Linux kernel (tiny test payloads have no tasks). */
+	if (*t->task.missing && symtab_find_name(&t->syms, "init_task"))
+		log_warn("tasks and context in part unknown (%s): %s%s", t->task.btf, t->task.missing,
+			 t->cfg.btf ? "" : "; --btf FILE gives the kernel's types");
+	else
+		log_info("tasks and context from %s", t->task.btf);
 	rc = arch_stub_install(t->vm, &img->elf, &t->syms, hdr_bytes + t->nrings * ring_bytes, &t->stub, err);
 	if (rc)
 		return rc;
@@ -155,6 +163,13 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->limit = t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX;
 	c->nrings = t->nrings;
 	c->doorbell_port = VT_DOORBELL_PORT;
+	c->cur_off = t->task.cur_off;
+	c->pc_off = t->task.pc_off;
+	c->pid_off = t->task.pid_off;
+	c->comm_off = t->task.comm_off;
+	c->tif_off = t->task.tif_off;
+	c->tif_mask = t->task.tif_mask;
+	c->migr_off = t->task.migr_off;
 	if (c->cpu_off == UINT64_MAX)
 		log_warn("no per-CPU cpu_number symbol: all CPUs share one ring");
 	t->rings = calloc(t->nrings, sizeof(*t->rings));

@@ -37,6 +37,7 @@ struct tracer_config {
 	enum trace_mode mode;
 	const char *stop_at;		/* function name or NULL */
 	const char *system_map;		/* --system-map FILE or NULL */
+	const char *btf;		/* --btf FILE or NULL: the image's own .BTF */
 	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
 	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
 	const uint32_t (*msrs)[2];	/* kvm:msr's MSR ranges (first, last) */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sysloop N: makes exactly N getpriority(PRIO_PROCESS, 0) syscalls and prints
- * "SYSLOOP cpu=<cpu> calls=<n> ns=<elapsed>".
+ * "SYSLOOP cpu=<cpu> calls=<n> ns=<elapsed> pid=<its pid>" (a trace's TASK-PID
+ * column must name it: tests/kvm/tasks.sh).
  *
  * getpriority because nothing else in the test guest calls it (busybox's sh,
  * mount, taskset, awk and the kernel's own boot do not), so a trace of its
@@ -9,7 +10,8 @@
  * handler is __x64_sys_getpriority (kernel/sys.c SYSCALL_DEFINE2, its
  * __do_sys_getpriority body inlined into it); it starts with the fentry
  * slot, so both ftrace and vmmtrace can trace it. Besides the N calls the
- * program makes only clock_gettime (2), getcpu (1), write (1) and exit.
+ * program makes only clock_gettime (2), getcpu (1), getpid (1), write (1)
+ * and exit.
  */
 #include <linux/resource.h>
 #include <linux/time.h>
@@ -31,6 +33,7 @@ int rt_main(long *sp)
 	long n = sp[0] == 2 ? rt_atol(argv[1]) : -1;
 	unsigned long start, calls = 0, elapsed;
 	unsigned int cpu = ~0u;
+	long pid;
 	char line[128], *p = line;
 
 	if (n < 0) {
@@ -47,12 +50,15 @@ int rt_main(long *sp)
 	}
 	elapsed = now_ns() - start;
 	rt_syscall(__NR_getcpu, (long)&cpu, 0, 0);
+	pid = rt_syscall(__NR_getpid, 0, 0, 0);
 	p = rt_puts(p, "SYSLOOP cpu=");
 	p = cpu == ~0u ? rt_puts(p, "?") : rt_utoa(p, cpu);
 	p = rt_puts(p, " calls=");
 	p = rt_utoa(p, calls);
 	p = rt_puts(p, " ns=");
 	p = rt_utoa(p, elapsed);
+	p = rt_puts(p, " pid=");
+	p = rt_utoa(p, (unsigned long)pid);
 	*p++ = '\n';
 	rt_write(1, line, p - line);
 	return calls == (unsigned long)n ? 0 : 1;

@@ -6,7 +6,8 @@
  * kernel's trace file does). One documented difference is allowed, and only
  * exactly it: report merges the CPUs by nanosecond and prints ties lowest
  * CPU first (exp[] is in that order; the tracer's order breaks ties by
- * TSC). `-l` adds the latency columns (irqs-off); `-O parent=1` makes the
+ * TSC), and what Debian's trace-cmd prints otherwise (dat_line_agrees: pid 0's name,
+ * comms cut at 8 characters, older latency letters). `-l` adds the latency columns; `-O parent=1` makes the
  * function plugin print the parent, which it hides by default.
  */
 #ifndef TESTS_UNIT_DAT_REPORT_H
@@ -23,7 +24,7 @@
 
 struct dat_line {
 	unsigned cpu;
-	char flag;
+	char lat[8];		/* the five latency columns */
 	uint64_t usec;
 	char comm[64], func[128], parent[128];
 };
@@ -42,11 +43,11 @@ static size_t dat_parse_lines(char *text, struct dat_line *out, size_t max, int 
 		if (line[0] == '#' || !strncmp(line, "cpus=", 5))
 			continue;
 		if (report)
-			got = sscanf(line, " %63s %u%c%*s %" SCNu64 ".%" SCNu64 ": function: %127s <-- %127s",
-				     l.comm, &l.cpu, &l.flag, &sec, &usec, l.func, l.parent);
+			got = sscanf(line, " %63s %u%5c %" SCNu64 ".%" SCNu64 ": function: %127s <-- %127s",
+				     l.comm, &l.cpu, l.lat, &sec, &usec, l.func, l.parent);
 		else
-			got = sscanf(line, " %63s [%u] %c%*s %" SCNu64 ".%" SCNu64 ": %127s <-%127s",
-				     l.comm, &l.cpu, &l.flag, &sec, &usec, l.func, l.parent);
+			got = sscanf(line, " %63s [%u] %5c %" SCNu64 ".%" SCNu64 ": %127s <-%127s",
+				     l.comm, &l.cpu, l.lat, &sec, &usec, l.func, l.parent);
 		if (got != 7 || n >= max) {
 			if ((*bad)++ < 3)
 				printf("INFO: unparsed %s line: %s\n", report ? "report" : "text", line);
@@ -91,11 +92,35 @@ static char *dat_read_all(FILE *f)
 	return buf;
 }
 
-/* Report line r against the text writer's line t of the same event (ns from its TSC). */
+/*
+ * Report line r against the text writer's line t of the same event (ns from
+ * its TSC). The one difference in the task column: pid 0 is "<idle>" to
+ * trace-cmd whatever the file says, "swapper/CPU" in the text.
+ */
 static int dat_line_agrees(const struct dat_line *r, const struct dat_line *t)
 {
-	return !strcmp(r->comm, "<idle>-0") && r->cpu == t->cpu && r->flag == t->flag &&
-	       r->usec == t->usec && !strcmp(r->func, t->func) && !strcmp(r->parent, t->parent);
+	const char *dash = strrchr(t->comm, '-'), *rdash = strrchr(r->comm, '-');
+	int idle = dash && !strcmp(dash, "-0");
+	size_t name = dash ? (size_t)(dash - t->comm) : 0, shown = name < 8 ? name : 8;
+	char lat[8];
+
+	/*
+	 * Debian 12's trace-cmd prints at most 8 characters of a comm, and the
+	 * latency columns of its libtraceevent (1.7): irqs-off 'd' (BH-off
+	 * unknown: 'D' is 'd', 'b' is '.'), need-resched 'N' for the task's
+	 * flag (the CPU's 'p' unknown: 'n' and 'N' are 'N', 'p' is '.'),
+	 * NMI unknown ('Z' is 'h', 'z' is '.').
+	 */
+	lat[0] = t->lat[0] == 'D' || t->lat[0] == 'd' ? 'd' : '.';
+	lat[1] = t->lat[1] == 'n' || t->lat[1] == 'N' ? 'N' : '.';
+	lat[2] = t->lat[2] == 'Z' ? 'h' : t->lat[2] == 'z' ? '.' : t->lat[2];
+	memcpy(lat + 3, t->lat + 3, 3);
+	if (idle ? strcmp(r->comm, "<idle>-0") :
+		   (!rdash || (size_t)(rdash - r->comm) != shown || strncmp(r->comm, t->comm, shown) ||
+		    strcmp(rdash, dash)))
+		return 0;
+	return r->cpu == t->cpu && !strcmp(r->lat, lat) && r->usec == t->usec && !strcmp(r->func, t->func) &&
+	       !strcmp(r->parent, t->parent);
 }
 
 static void check_report(const char *name, const char *path, const struct trace_meta *m,
@@ -127,12 +152,12 @@ static void check_report(const char *name, const char *path, const struct trace_
 
 		reordered += i != k;
 		if (!dat_line_agrees(&rl[k], &tl[i]) && wrong++ < 5)
-			printf("INFO: line %zu: report %s [%u] %c %" PRIu64 " us %s <- %s; text [%u] %c %" PRIu64
-			       " us %s <- %s\n", k, rl[k].comm, rl[k].cpu, rl[k].flag, rl[k].usec, rl[k].func,
-			       rl[k].parent, tl[i].cpu, tl[i].flag, tl[i].usec, tl[i].func, tl[i].parent);
+			printf("INFO: line %zu: report %s [%u] %s %" PRIu64 " us %s <- %s; text %s [%u] %s %" PRIu64
+			       " us %s <- %s\n", k, rl[k].comm, rl[k].cpu, rl[k].lat, rl[k].usec, rl[k].func,
+			       rl[k].parent, tl[i].comm, tl[i].cpu, tl[i].lat, tl[i].usec, tl[i].func, tl[i].parent);
 	}
-	CHECK(nr == n && !wrong, "%s: every report line agrees with the text writer's: CPU, irqs-off, "
-	      "microseconds, function, parent (%zu lines; %zu ties reordered by CPU)",
+	CHECK(nr == n && !wrong, "%s: every report line agrees with the text writer's: task, pid, CPU, "
+	      "the five latency columns, microseconds, function, parent (%zu lines; %zu ties reordered by CPU)",
 	      name, nr, reordered);
 	free(rtext);
 	free(ttext);

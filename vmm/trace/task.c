@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmm/image/btf.h"
+#include "vmm/trace/task.h"
+
+/*
+ * Per-CPU variables are linked at their offset in the per-CPU area, so their
+ * symbol is a small number (cpu_number too: tracer.c); anything larger is
+ * not a per-CPU variable.
+ */
+#define TASK_PERCPU_MAX (1ULL << 32)
+
+/* x86_64's TIF_NEED_RESCHED (arch/x86/include/asm/thread_info.h): a #define, not in BTF. */
+#define TASK_X86_TIF_NEED_RESCHED 3
+
+/* The comm of init_task, the one task_struct whose bytes the image holds (INIT_TASK_COMM). */
+#define TASK_INIT_COMM "swapper"
+
+static uint64_t task_percpu(const struct symtab *syms, const char *name)
+{
+	const struct symbol *s = symtab_find_name(syms, name);
+
+	return s && s->addr < TASK_PERCPU_MAX ? s->addr : TASK_UNKNOWN;
+}
+
+static void task_missing(struct task_layout *l, const char *what)
+{
+	size_t n = strlen(l->missing);
+
+	snprintf(l->missing + n, sizeof(l->missing) - n, "%s%s", n ? ", " : "", what);
+}
+
+/* Member offset when it exists with the size the stub reads. */
+static uint64_t task_member(const struct kernel_btf *kb, const char *type, const char *path,
+			    uint32_t want_size, uint32_t type_size)
+{
+	uint32_t off, size;
+
+	if (kbtf_member(kb, type, path, &off, &size) || size != want_size ||
+	    (type_size && (uint64_t)off + size > type_size))
+		return TASK_UNKNOWN;
+	return off;
+}
+
+/*
+ * A BTF of another kernel would send the stub to wrong offsets: init_task's
+ * bytes in the image must show the comm and pid 0 where this BTF says.
+ */
+static int task_check_init(const struct kernel_image *img, const struct symtab *syms,
+			   const struct task_layout *l, struct errbuf *err)
+{
+	const struct symbol *s = symtab_find_name(syms, "init_task");
+	const uint8_t *comm, *pid;
+
+	if (!s)
+		return 0;
+	comm = elf_vaddr_ptr(&img->elf, s->addr + l->comm_off, 16);
+	pid = elf_vaddr_ptr(&img->elf, s->addr + l->pid_off, 4);
+	if (!comm || !pid)
+		return 0;
+	if (memcmp(comm, TASK_INIT_COMM, sizeof(TASK_INIT_COMM)) || memcmp(pid, "\0\0\0\0", 4))
+		return err_set(err, EINVAL, "the BTF of %s does not describe this kernel: "
+			       "init_task's comm is not '%s' at offset %" PRIu64, l->btf, TASK_INIT_COMM,
+			       l->comm_off);
+	return 0;
+}
+
+int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
+		     const char *btf_path, struct task_layout *l, struct errbuf *err)
+{
+	struct kernel_btf kb = { 0 };
+	int rc, have_btf, from_file = btf_path != NULL;
+
+	memset(l, 0, sizeof(*l));
+	l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
+		TASK_UNKNOWN;
+	if (btf_path) {
+		if ((rc = kbtf_from_file(btf_path, &kb, err)))
+			return rc;
+	} else if ((rc = kbtf_from_elf(&img->elf, img->path, &kb, err)) && rc != -ENOENT) {
+		return rc;
+	} else if (rc == -ENOENT) {
+		/* pahole's detached BTF beside the image, as the lean test kernel has it. */
+		char beside[4096], why[sizeof(err->msg)];
+		const char *slash = strrchr(img->path, '/');
+		int dir = slash ? (int)(slash - img->path) : 0;
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		snprintf(beside, sizeof(beside), "%.*s%svmlinux.btf", dir, img->path, slash ? "/" : "");
+		if (access(beside, F_OK) == 0) {
+			if ((rc = kbtf_from_file(beside, &kb, err)))
+				return rc;
+			from_file = 1;
+		} else {
+			snprintf(err->msg, sizeof(err->msg), "%s", why);
+		}
+	}
+	have_btf = kb.btf != NULL;
+	snprintf(l->btf, sizeof(l->btf), "%s", have_btf ? kb.source : err->msg);
+
+	/* Per-CPU: up to 6.1 variables of their own, from 6.2 members of pcpu_hot. */
+	l->cur_off = task_percpu(syms, "current_task");
+	l->pc_off = task_percpu(syms, "__preempt_count");
+	if (have_btf && (l->cur_off == TASK_UNKNOWN || l->pc_off == TASK_UNKNOWN)) {
+		uint64_t hot = task_percpu(syms, "pcpu_hot"), c, p;
+
+		c = task_member(&kb, "pcpu_hot", "current_task", 8, 0);
+		p = task_member(&kb, "pcpu_hot", "preempt_count", 4, 0);
+		if (hot != TASK_UNKNOWN && c != TASK_UNKNOWN && l->cur_off == TASK_UNKNOWN)
+			l->cur_off = hot + c;
+		if (hot != TASK_UNKNOWN && p != TASK_UNKNOWN && l->pc_off == TASK_UNKNOWN)
+			l->pc_off = hot + p;
+	}
+	if (l->pc_off == TASK_UNKNOWN)
+		task_missing(l, "the per-CPU preempt count");
+
+	if (have_btf) {
+		l->task_size = kbtf_struct_size(&kb, "task_struct");
+		l->pid_off = task_member(&kb, "task_struct", "pid", 4, l->task_size);
+		l->comm_off = task_member(&kb, "task_struct", "comm", 16, l->task_size);
+		l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
+		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
+		if (l->tif_off != TASK_UNKNOWN)
+			l->tif_mask = 1ULL << TASK_X86_TIF_NEED_RESCHED;
+		else
+			task_missing(l, "task_struct.thread_info.flags");
+		if (l->migr_off == TASK_UNKNOWN)
+			task_missing(l, "task_struct.migration_disabled");
+	}
+	kbtf_close(&kb);
+	if (l->cur_off == TASK_UNKNOWN)
+		task_missing(l, "the per-CPU current task");
+	if (l->pid_off == TASK_UNKNOWN || l->comm_off == TASK_UNKNOWN) {
+		task_missing(l, have_btf ? "task_struct.pid or .comm" : "task names and pids (no BTF)");
+		/* The stub follows the task pointer only to offsets it knows. */
+		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
+			TASK_UNKNOWN;
+	}
+	if (l->comm_off != TASK_UNKNOWN && (rc = task_check_init(img, syms, l, err))) {
+		if (from_file)
+			return rc;
+		task_missing(l, "a task_struct that matches init_task");
+		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
+			TASK_UNKNOWN;
+	}
+	return 0;
+}
+
+static void task_print_off(FILE *out, const char *what, uint64_t v, const char *how)
+{
+	if (v == TASK_UNKNOWN)
+		fprintf(out, "%-28s unknown\n", what);
+	else
+		fprintf(out, "%-28s %#" PRIx64 " (%s)\n", what, v, how);
+}
+
+void task_layout_print(const struct task_layout *l, FILE *out)
+{
+	fprintf(out, "%-28s %s\n", "btf", l->btf);
+	if (l->task_size)
+		fprintf(out, "%-28s %u bytes\n", "task_struct", l->task_size);
+	task_print_off(out, "current task", l->cur_off, "per-CPU offset");
+	task_print_off(out, "preempt count", l->pc_off, "per-CPU offset");
+	task_print_off(out, "task_struct.pid", l->pid_off, "BTF");
+	task_print_off(out, "task_struct.comm", l->comm_off, "BTF");
+	task_print_off(out, "thread_info.flags", l->tif_off, "BTF");
+	task_print_off(out, "need-resched mask", l->tif_mask, "TIF_NEED_RESCHED");
+	task_print_off(out, "migration_disabled", l->migr_off, "BTF");
+	if (*l->missing)
+		fprintf(out, "%-28s %s\n", "not found", l->missing);
+}

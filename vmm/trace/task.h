@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where the guest keeps what the stub records of the task and context at a
+ * call: the per-CPU current task pointer and preempt count (from the
+ * kernel's symbols), and the task_struct members pid, comm, thread flags and
+ * migration_disabled (from the kernel's BTF). x86_64 guests; docs/TASKS.md.
+ */
+#ifndef VMM_TRACE_TASK_H
+#define VMM_TRACE_TASK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm/image/image.h"
+#include "vmm/image/symtab.h"
+#include "vmm/util/error.h"
+
+#define TASK_UNKNOWN UINT64_MAX
+
+struct task_layout {
+	/* The values of the stub's VT_CFG_* of the same names; TASK_UNKNOWN when not found. */
+	uint64_t cur_off, pc_off, pid_off, comm_off, tif_off, tif_mask, migr_off;
+	uint32_t task_size;		/* sizeof(struct task_struct), 0: no BTF */
+	char btf[520];			/* where the BTF came from, or why there is none */
+	char missing[200];		/* what was not found, for one warning; "" when complete */
+};
+
+/*
+ * Finds the layout of img's kernel: BTF from btf_path when given (an error if
+ * it cannot be read or does not describe this kernel), else from the image's
+ * .BTF section (none is not an error: the task columns stay unknown).
+ */
+int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
+		     const char *btf_path, struct task_layout *l, struct errbuf *err);
+/* Every value and where it came from (vmmtrace symbols --layout). */
+void task_layout_print(const struct task_layout *l, FILE *out);
+
+#endif
