@@ -20,7 +20,7 @@ fuzz_suite_runs() {
 }
 FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}
 FUZZ_CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -I. -pthread -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-FUZZ_LIBS="-lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
+FUZZ_LIBS="-lbpf -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
 
 # The sources of build/libvmmtrace.a, as the Makefile lists them.
 fuzz_lib_sources() {

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for the kernel-image loader (vmm/image/image.c through
  * image_open_buffer: bzImage setup header, payload codec detection and
- * decompression, ELF headers) and for decompress_buffer on its own, with
+ * decompression, ELF headers, the .BTF section's task_struct members as
+ * vmm/trace/task.c finds them) and for decompress_buffer on its own, with
  * the input as a payload of the codec it looks like. Checked: an opened
  * image's ELF and payload lie in memory the image owns; decompression
  * never returns more than the limit it was given; every lookup of an
@@ -14,6 +15,7 @@
 
 #include "vmm/image/image.h"
 #include "vmm/image/sysmap.h"
+#include "vmm/trace/task.h"
 
 /* Small, so that a bomb costs the fuzzer little: the limit is what is tested. */
 #define FUZZ_MAX_OUT (4u << 20)
@@ -22,6 +24,7 @@ static void use_image(const struct kernel_image *img)
 {
 	const struct elf_image *e = &img->elf;
 	struct symtab tab;
+	struct task_layout tl;
 	struct errbuf err;
 
 	if (!img->vmlinux || e->data != img->vmlinux || e->size != img->vmlinux_size)
@@ -48,6 +51,10 @@ static void use_image(const struct kernel_image *img)
 	symtab_init(&tab);
 	if (!sysmap_read_elf(e, &tab, &err))
 		symtab_finish(&tab);
+	/* The image's .BTF (libbpf checks it) and the members the stub would read. */
+	if (!task_layout_find(img, &tab, NULL, &tl, &err) && tl.comm_off != TASK_UNKNOWN &&
+	    (tl.comm_off + 16 > tl.task_size || tl.pid_off + 4 > tl.task_size))
+		abort();
 	symtab_destroy(&tab);
 }
 

@@ -34,14 +34,14 @@ static void task_missing(struct task_layout *l, const char *what)
 	snprintf(l->missing + n, sizeof(l->missing) - n, "%s%s", n ? ", " : "", what);
 }
 
-/* Member offset when it exists with the size the stub reads. */
+/* Member offset when it exists with the size the stub reads, inside a type of type_size bytes. */
 static uint64_t task_member(const struct kernel_btf *kb, const char *type, const char *path,
 			    uint32_t want_size, uint32_t type_size)
 {
 	uint32_t off, size;
 
 	if (kbtf_member(kb, type, path, &off, &size) || size != want_size ||
-	    (type_size && (uint64_t)off + size > type_size))
+	    (uint64_t)off + size > type_size)
 		return TASK_UNKNOWN;
 	return off;
 }
@@ -107,9 +107,10 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	l->pc_off = task_percpu(syms, "__preempt_count");
 	if (have_btf && (l->cur_off == TASK_UNKNOWN || l->pc_off == TASK_UNKNOWN)) {
 		uint64_t hot = task_percpu(syms, "pcpu_hot"), c, p;
+		uint32_t hot_size = kbtf_struct_size(&kb, "pcpu_hot");
 
-		c = task_member(&kb, "pcpu_hot", "current_task", 8, 0);
-		p = task_member(&kb, "pcpu_hot", "preempt_count", 4, 0);
+		c = task_member(&kb, "pcpu_hot", "current_task", 8, hot_size);
+		p = task_member(&kb, "pcpu_hot", "preempt_count", 4, hot_size);
 		if (hot != TASK_UNKNOWN && c != TASK_UNKNOWN && l->cur_off == TASK_UNKNOWN)
 			l->cur_off = hot + c;
 		if (hot != TASK_UNKNOWN && p != TASK_UNKNOWN && l->pc_off == TASK_UNKNOWN)
