@@ -91,6 +91,9 @@ handshake_disagree() {
 }
 # Event lines of a trace file.
 trace_events() { grep -v '^#' "$1"; }
+# A whole function event line (grep -E): TASK-PID, [CPU], the five latency
+# columns (docs/TASKS.md), the timestamp, function <-parent.
+EVENT_LINE_RE='^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] [.dDb][.nNp][.hHszZ][.0-9a-f][.0-9a-f] +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$'
 # The traced function of every event, in order.
 trace_funcs() { trace_events "$1" | sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ ]+) <-.*/\1/p'; }
 # Succeeds when timestamps never go back in the merged output.

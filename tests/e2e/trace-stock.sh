@@ -89,7 +89,8 @@ trace-cmd report -l -O parent=1 -i "$TMPD/all.dat" 2>"$TMPD/all.dat.err" |
 	sed -nE 's/^ *[^ ]+-[0-9]+ +([0-9]+)([d.])[^ ]* +([0-9]+\.[0-9]{6}): function: +([^ ]+) <-- ([^ ]+)$/\1 \2 \3 \4 \5/p' \
 	>"$TMPD/all.dat.lines"
 events "$TMPD/all.trace" |
-	sed -nE 's/^ *[^ ]+-[0-9]+ +\[0*([0-9]+)\] ([d.])[^ ]* +([0-9]+\.[0-9]{6}): ([^ ]+) <-([^ ]+)$/\1 \2 \3 \4 \5/p' \
+	sed -nE 's/^ *[^ ]+-[0-9]+ +\[0*([0-9]+)\] ([dDb.])[^ ]* +([0-9]+\.[0-9]{6}): ([^ ]+) <-([^ ]+)$/\1 \2 \3 \4 \5/p' |
+		sed -E 's/^([0-9]+) D /\1 d /; s/^([0-9]+) b /\1 . /' \
 	>"$TMPD/all.text.lines"
 echo "INFO: trace-cmd report: $(wc -l <"$TMPD/all.dat.lines") events, text: $(wc -l <"$TMPD/all.text.lines")"
 check "trace-cmd report prints every event of the text, in the same order, with the same CPU, flags, µs, function and parent" \

@@ -26,7 +26,8 @@ report_lines() {
 }
 # text_lines FILE: the text writer's events in the same shape.
 text_lines() {
-	grep -v '^#' "$1" | sed -nE 's/^ *[^ ]+-[0-9]+ +\[0*([0-9]+)\] ([d.])[^ ]* +([0-9]+\.[0-9]{6}): ([^ ]+) <-([^ ]+)$/\1 \2 \3 \4 \5/p'
+	grep -v '^#' "$1" | sed -nE 's/^ *[^ ]+-[0-9]+ +\[0*([0-9]+)\] ([dDb.])[^ ]* +([0-9]+\.[0-9]{6}): ([^ ]+) <-([^ ]+)$/\1 \2 \3 \4 \5/p' |
+		sed -E 's/^([0-9]+) D /\1 d /; s/^([0-9]+) b /\1 . /'
 }
 
 echo "== one raw recording, every format from it"

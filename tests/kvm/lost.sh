@@ -90,7 +90,7 @@ report_ok() {
 	check "$1: every event of the complete chunks is there ($got printed, ${said:-?} said)" \
 		eval "[ '$got' -gt 1000 ] && [ '$got' = '${said:-x}' ]"
 	check "$1: every printed event is whole" \
-		[ "$(grep -v '^#' "$TMPD/$1.txt" | grep -cE '^ +<\.\.\.>-0 +\[[0-9]{3}\] [d.]\.{4} +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$')" = "$got" ]
+		[ "$(grep -v '^#' "$TMPD/$1.txt" | grep -cE "$EVENT_LINE_RE")" = "$got" ]
 }
 # sanitizer_lines FILE...: a sanitizer's report in vmmtrace's stderr reaches the test log.
 sanitizer_lines() { grep -hE '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|: runtime error: ' "$@" 2>/dev/null; }
@@ -143,7 +143,7 @@ for fmt in $FORMATS; do
 done
 out=$TMPD/boot-text/trace.txt
 size=$(stat -c %s "$out")
-bad=$(grep -v '^#' "$out" | head -n -1 | grep -vcE '^ +<\.\.\.>-0 +\[[0-9]{3}\] ')
+bad=$(grep -v '^#' "$out" | head -n -1 | grep -vcE '^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] ')
 check "boot text: the file filled the disk ($size bytes) and, but for the last, its lines are events ($bad others)" \
 	eval "[ $size -gt $((FULL_KB * 1024 - 50000)) ] && [ $bad = 0 ]"
 report_ok boot-raw "$TMPD/boot-raw/trace.raw"
@@ -202,7 +202,7 @@ check "stalled: the guest's side ended its window and said so in one line" \
 check "stalled: the client, let go on, exits 6 (got $rc) with that line" \
 	eval "[ $rc = 6 ] && grep -qxE 'vmmtrace attach: $ENDED' '$TMPD/stalled.err'"
 n=$(grep -vc '^#' "$TMPD/stalled.txt")
-bad=$(grep -v '^#' "$TMPD/stalled.txt" | head -n -1 | grep -vcE '^ +<\.\.\.>-0 +\[[0-9]{3}\] [d.]\.{4} +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$')
+bad=$(grep -v '^#' "$TMPD/stalled.txt" | head -n -1 | grep -vcE "$EVENT_LINE_RE")
 size=$(stat -c %s "$TMPD/stalled.txt")
 check "stalled: it got the backlog's worth ($size bytes, $n lines), every line but the cut last an event ($bad others)" \
 	eval "[ $size -ge $((BACKLOG_MB << 20)) ] && [ $bad = 0 ]"
@@ -225,7 +225,7 @@ n=$(grep -vc '^#' "$TMPD/other.txt")
 check "the other client went on after them: status 0 on SIGINT (got $rc), $n events, $((n - n0)) after" \
 	eval "[ $rc = 0 ] && [ $((n - n0)) -gt 100 ]"
 check "the other client's events are whole lines" \
-	[ "$(grep -v '^#' "$TMPD/other.txt" | grep -cE '^ +<\.\.\.>-0 +\[[0-9]{3}\] [d.]\.{4} +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$')" = "$n" ]
+	[ "$(grep -v '^#' "$TMPD/other.txt" | grep -cE "$EVENT_LINE_RE")" = "$n" ]
 "$VMMTRACE" stop "$SOCK" >/dev/null
 wait "$vt"
 rc=$?
