@@ -14,7 +14,7 @@
  *    marker (x86 stores are seen in order);
  *  - uses only instructions the software-assisted host emulates at CPL0
  *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
- * 105 instructions per event on the common path with every field known
+ * 104 instructions per event on the common path with every field known
  * (docs/TRACING.md counts them).
  */
 #include "proto/trace.h"
