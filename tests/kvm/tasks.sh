@@ -27,7 +27,7 @@ require_file "$INITRAMFS"
 require_kvm
 
 LOOPS=40
-HANDOFF_LOOPS=600
+HANDOFF_LOOPS=300
 TIMER=__sysvec_apic_timer_interrupt
 SOFTIRQS='run_timer_softirq run_rebalance_domains rcu_core_si'
 SOCK=$TMPD/sock
