@@ -62,4 +62,22 @@ head -c 4096 /dev/urandom >"$TMPD/junk.btf"
 rc=$?
 check "--btf of random bytes: status 2, one line ($(cat "$TMPD/err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/err') = 1 ]"
+# A vmlinux.btf found beside the image but not asked for: one that cannot be
+# read, or is another kernel's, leaves the tasks unknown; it does not stop
+# vmmtrace (an explicit --btf does, above).
+mkdir -p "$TMPD/beside"
+cp "$LEAN_BZIMAGE" "$TMPD/beside/bzImage"
+cp "$TMPD/junk.btf" "$TMPD/beside/vmlinux.btf"
+"$VMMTRACE" symbols "$TMPD/beside/bzImage" --tasks >"$TMPD/b1" 2>"$TMPD/err"
+check "a broken vmlinux.btf beside the image: status 0, tasks unknown, why on the btf line" \
+	eval "[ $? = 0 ] && grep -q '^btf .*cannot read BTF' '$TMPD/b1' && grep -q '^task_struct.comm  *unknown' '$TMPD/b1'"
+if [ -e "$STOCK_BZIMAGE" ]; then
+	cp "$LEAN_DIR/vmlinux.btf" "$TMPD/beside/vmlinux.btf"
+	cp "$STOCK_BZIMAGE" "$TMPD/beside/bzImage"
+	"$VMMTRACE" symbols "$TMPD/beside/bzImage" --tasks >"$TMPD/b2" 2>"$TMPD/err"
+	rc=$?
+	# The stock image has its own .BTF, which comes first.
+	check "the image's own .BTF wins over a vmlinux.btf beside it (status $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^btf .*(.BTF)$' '$TMPD/b2'"
+fi
 finish

@@ -73,7 +73,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct errbuf *err)
 {
 	struct kernel_btf kb = { 0 };
-	int rc, have_btf, from_file = btf_path != NULL;
+	int rc, have_btf, asked = btf_path != NULL;
 
 	memset(l, 0, sizeof(*l));
 	l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
@@ -92,9 +92,8 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		snprintf(why, sizeof(why), "%s", err->msg);
 		snprintf(beside, sizeof(beside), "%.*s%svmlinux.btf", dir, img->path, slash ? "/" : "");
 		if (access(beside, F_OK) == 0) {
-			if ((rc = kbtf_from_file(beside, &kb, err)))
-				return rc;
-			from_file = 1;
+			/* Found, not asked for: one that cannot be read or does not fit leaves the tasks unknown. */
+			kbtf_from_file(beside, &kb, err);
 		} else {
 			snprintf(err->msg, sizeof(err->msg), "%s", why);
 		}
@@ -142,7 +141,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 			TASK_UNKNOWN;
 	}
 	if (l->comm_off != TASK_UNKNOWN && (rc = task_check_init(img, syms, l, err))) {
-		if (from_file)
+		if (asked)
 			return rc;
 		task_missing(l, "a task_struct that matches init_task");
 		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
