@@ -22,13 +22,14 @@
 #include <stdint.h>
 
 #define RAW_MAGIC		0x31525456u	/* "VTR1" at the start of every chunk */
-#define RAW_VERSION		2		/* readers refuse a newer header chunk */
+#define RAW_VERSION		3		/* readers refuse a newer header chunk */
 
 /* Chunk types. New types may appear in any version: readers skip them. */
 #define RAW_CHUNK_HEADER	1
 #define RAW_CHUNK_SYMBOLS	2
 #define RAW_CHUNK_EVENTS	3
 #define RAW_CHUNK_TRAILER	4
+#define RAW_CHUNK_PROTOS	5		/* version 3: functions' prototypes (--args) */
 
 /* Largest payload a reader accepts: bounds what a damaged length can claim. */
 #define RAW_MAX_PAYLOAD		(1u << 28)
@@ -90,6 +91,7 @@ struct raw_symbols {
  *   [task, pid, comm length, comm bytes] when flags has RAW_FLAG_NEW_TASK:
  *            the task of this and the ring's later records in the chunk
  *            that have VT_REC_FLAG_TASK without it              (version 2)
+ *   [6 argument registers] when flags has VT_REC_FLAG_ARGS     (version 3)
  *   tsc    - the chunk's previous tsc            (signed; first: from 0)
  *   func   - the chunk's previous func           (signed; first: from 0)
  *   parent - this func                           (signed)
@@ -138,6 +140,16 @@ struct raw_trailer {
 	uint64_t reserved[5];		/* 0 */
 };
 #define RAW_TRAILER_PHASE	0x1
+
+/*
+ * RAW_CHUNK_PROTOS payload (version 3, written with --args): a u32 count,
+ * then count times a u64 function address and its prototype in the wire
+ * form of vmm/trace/fnargs.c (fnargs_encode): u8 parameters, u8 kept,
+ * u8 variadic, then for each kept parameter u8 kind, u8 size, u8 signed,
+ * u8 name length, the name, u8 type length, the type. The writer puts a
+ * function's prototype in the file before the first event chunk with a call
+ * of it; a reader takes them all at open, wherever they lie.
+ */
 
 _Static_assert(sizeof(struct raw_chunk) == 32, "raw_chunk size");
 _Static_assert(__builtin_offsetof(struct raw_chunk, version) == 4, "raw_chunk version");

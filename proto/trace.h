@@ -8,8 +8,8 @@
 #ifndef PROTO_TRACE_H
 #define PROTO_TRACE_H
 
-#define VT_PROTO_VERSION        2
-#define VT_STUB_MAGIC           0x3254535454524d56ULL	/* "VMRTTST2": 64-byte records with task and context */
+#define VT_PROTO_VERSION        3
+#define VT_STUB_MAGIC           0x3354535454524d56ULL	/* "VMRTTST3": 128-byte records with task, context and arguments */
 
 /* Port the stub writes (32-bit, value = ring index) when a lossless ring is full. */
 #define VT_DOORBELL_PORT        0x0d40
@@ -57,8 +57,10 @@
 #define VT_REC_PREEMPT          40	/* u32 preempt count (arch bits removed) */
 #define VT_REC_PID              44	/* s32 pid of the task */
 #define VT_REC_COMM             48	/* the task's comm, 16 bytes, as found */
-#define VT_REC_SIZE             64
-#define VT_REC_SHIFT            6
+#define VT_REC_ARGS             64	/* version 3: the six argument registers at the call */
+#define VT_REC_NARGS            6
+#define VT_REC_SIZE             128	/* 112 used; the stub leaves the rest as it was */
+#define VT_REC_SHIFT            7
 
 /* Record flags: what the stub saw at the call (ftrace's TRACE_FLAG_* meaning). */
 #define VT_REC_FLAG_IRQS_OFF        0x1
@@ -66,9 +68,10 @@
 #define VT_REC_FLAG_PREEMPT_RESCHED 0x4	/* the CPU's preempt-count resched bit */
 #define VT_REC_FLAG_CTX             0x8	/* VT_REC_PREEMPT holds the preempt count */
 #define VT_REC_FLAG_TASK            0x10	/* task, pid and comm were read */
+#define VT_REC_FLAG_ARGS            0x20	/* VT_REC_ARGS holds the argument registers */
 #define VT_REC_MIGR_SHIFT           8	/* bits 8..11: migration_disabled, at most 15 */
 #define VT_REC_MIGR_MASK            0xf00
-#define VT_REC_FLAGS_VALID          0xf1f
+#define VT_REC_FLAGS_VALID          0xf3f
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -112,6 +115,8 @@ struct vt_record {
 	uint32_t preempt;
 	int32_t pid;
 	char comm[16];
+	uint64_t args[VT_REC_NARGS];	/* x86_64: rdi, rsi, rdx, rcx, r8, r9 */
+	uint64_t reserved[2];
 };
 
 _Static_assert(sizeof(struct vt_stub_config) == VT_CFG_SIZE, "config block size");
@@ -142,6 +147,7 @@ _Static_assert(__builtin_offsetof(struct vt_record, task) == VT_REC_TASK, "task"
 _Static_assert(__builtin_offsetof(struct vt_record, preempt) == VT_REC_PREEMPT, "preempt");
 _Static_assert(__builtin_offsetof(struct vt_record, pid) == VT_REC_PID, "pid");
 _Static_assert(__builtin_offsetof(struct vt_record, comm) == VT_REC_COMM, "comm");
+_Static_assert(__builtin_offsetof(struct vt_record, args) == VT_REC_ARGS, "args");
 #endif
 
 #endif

@@ -25,7 +25,7 @@ PREP_PACKAGES=(
 	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
 	qemu-system-x86					# the reference host
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
-	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/unit/perfetto-protoc.sh)
+	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/unit/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 )

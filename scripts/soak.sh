@@ -3,7 +3,7 @@
 # Soak test (issue 16, not in `make check`): one boot of the lean kernel on
 # 4 vCPUs with markloop busy on every CPU, then MINUTES (default 30) of
 # attach/detach cycles through the control socket, with an NMI to every
-# vCPU each cycle and rings so small (--buffer-size 4K, 128 records) that
+# vCPU each cycle and rings so small (--buffer-size 4K: the smallest ring, 64 records) that
 # the wide windows fill them and ring the doorbell. It reports vmmtrace's
 # resident memory (VmRSS) and open descriptors at the start (after a
 # warm-up of WARMUP cycles, so that allocator caches have reached their

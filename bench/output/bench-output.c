@@ -42,8 +42,8 @@
  * are flushed as often in every case, as the tracer flushes them.
  */
 #define ROUND_EVENTS	400000
-/* Records per ring: the default --buffer-size (256K) over 32-byte records. */
-#define RING_RECORDS	8192
+/* Records per ring: the default --buffer-size (512K) over 128-byte records. */
+#define RING_RECORDS	4096
 #define MAX_RINGS	64
 #define MAX_ROUNDS	64
 

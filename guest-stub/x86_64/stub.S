@@ -14,7 +14,7 @@
  *    marker (x86 stores are seen in order);
  *  - uses only instructions the software-assisted host emulates at CPL0
  *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
- * 104 instructions per event on the common path with every field known
+ * 117 instructions per event on the common path with every field known
  * (docs/TRACING.md counts them).
  */
 #include "proto/trace.h"
@@ -82,10 +82,24 @@ vt_stub_entry:
 	movq	%rax, VT_REC_FUNC(%rcx)
 	movq	80(%rsp), %rax
 	movq	%rax, VT_REC_PARENT(%rcx)
+	/* The arguments as the function receives them (SysV: rdi, rsi, rdx, rcx, r8, r9). */
+	movq	24(%rsp), %rax
+	movq	%rax, VT_REC_ARGS(%rcx)
+	movq	32(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+8(%rcx)
+	movq	40(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+16(%rcx)
+	movq	48(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+24(%rcx)
+	movq	16(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+32(%rcx)
+	movq	8(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+40(%rcx)
 	movl	64(%rsp), %r9d			/* flags at entry: IF clear = irqs off */
 	notl	%r9d
 	shrl	$9, %r9d
-	andl	$VT_REC_FLAG_IRQS_OFF, %r9d	/* r9d: the record's flags */
+	andl	$VT_REC_FLAG_IRQS_OFF, %r9d
+	orl	$VT_REC_FLAG_ARGS, %r9d		/* r9d: the record's flags */
 
 	/*
 	 * The preempt count. x86 keeps its need-resched bit inverted in bit

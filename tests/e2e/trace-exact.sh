@@ -12,7 +12,7 @@
 # step: the guest's own function tracer on a function vmmtrace does not
 # hold, with no "ftrace failed to modify" in dmesg), and 2 vCPUs.
 #
-# Buffer size and N: the default --buffer-size (256K = 4096 records per
+# Buffer size and N: the default --buffer-size (512K = 4096 records per
 # vCPU), as the issue asks, and N = 40000 calls per worker, so the index of
 # every ring wraps 9.8 times. A getpriority call costs ~0.5-1 ms of
 # emulated guest kernel code on this project's hosts (HOST-KVM.md §1;
@@ -30,7 +30,7 @@ require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
 loops=${EXACT_LOOPS:-40000}
 timeout_s=${EXACT_TIMEOUT:-1200}
-ring_records=4096		# the default --buffer-size 256K / 64-byte records
+ring_records=4096		# the default --buffer-size 512K / 128-byte records
 ftrace_loops=3
 handoff_func=__x64_sys_getcpu	# sysloop calls it once; vmmtrace does not hold it
 FUNC=__x64_sys_getpriority

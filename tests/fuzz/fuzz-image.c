@@ -52,7 +52,7 @@ static void use_image(const struct kernel_image *img)
 	if (!sysmap_read_elf(e, &tab, &err))
 		symtab_finish(&tab);
 	/* The image's .BTF (libbpf checks it) and the members the stub would read. */
-	if (!task_layout_find(img, &tab, NULL, &tl, &err) && tl.comm_off != TASK_UNKNOWN &&
+	if (!task_layout_find(img, &tab, NULL, &tl, NULL, &err) && tl.comm_off != TASK_UNKNOWN &&
 	    (tl.comm_off + 16 > tl.task_size || tl.pid_off + 4 > tl.task_size))
 		abort();
 	symtab_destroy(&tab);

@@ -52,7 +52,7 @@ check "stub: the calls in program order (f_a, then f_leaf, then f_irqon)" \
 check "stub: timestamps never go back" trace_ordered "$t"
 check "stub: summary counts $((A + B + K)) events in 3 slots" \
 	[ "$(summary_field "$TMPD/stub.err" 1) $(summary_field "$TMPD/stub.err" 4)" = "$((A + B + K)) 3" ]
-check "stub: no doorbell with the default 256K ring" [ "$(summary_field "$TMPD/stub.err" 5)" = 0 ]
+check "stub: no doorbell with the default 512K ring" [ "$(summary_field "$TMPD/stub.err" 5)" = 0 ]
 
 echo "== globs: --trace 'f_*' --notrace f_b --notrace 'f_irq*'"
 payload_boot glob "${args[@]}" --trace 'f_*' --notrace f_b --notrace 'f_irq*' -o "$TMPD/glob.trace"

@@ -83,7 +83,7 @@ static void make_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64_
 		switch ((r >> 56) % 64) {
 		case 0: e->func += 4; break;				/* not a function start */
 		case 1: e->parent = UINT64_MAX; e->func = 0; break;	/* nothing known */
-		case 2: e->flags = VT_REC_FLAGS_VALID & ~VT_REC_FLAG_TASK; e->preempt = (uint32_t)r; break;	/* every flag but a task */
+		case 2: e->flags = VT_REC_FLAGS_VALID & ~(VT_REC_FLAG_TASK | VT_REC_FLAG_ARGS); e->preempt = (uint32_t)r; break;	/* every flag but a task (and arguments: test_args) */
 		case 7: case 8: case 9: case 10: case 11: case 12: case 13: case 14:
 		case 15: case 16: case 17: case 18: case 19: case 20: case 21: case 22:
 		case 23: case 24: case 25: case 26: case 27: case 28: case 29: case 30: {
@@ -186,7 +186,8 @@ static int same_events(const struct ring_event *a, const struct ring_event *b, s
 		if (a[i].tsc != b[i].tsc || a[i].func != b[i].func || a[i].parent != b[i].parent ||
 		    a[i].seq != b[i].seq || a[i].cpu != b[i].cpu || a[i].flags != b[i].flags ||
 		    a[i].ring != b[i].ring || a[i].task != b[i].task || a[i].pid != b[i].pid ||
-		    a[i].preempt != b[i].preempt || memcmp(a[i].comm, b[i].comm, sizeof(a[i].comm)))
+		    a[i].preempt != b[i].preempt || memcmp(a[i].comm, b[i].comm, sizeof(a[i].comm)) ||
+		    memcmp(a[i].args, b[i].args, sizeof(a[i].args)))
 			return 0;
 	return 1;
 }
@@ -236,6 +237,79 @@ static void test_round_trip(void)
 	      (double)rep->file_size / (double)n);
 	raw_read_close(r);
 	free(c.ev);
+	free(ev);
+}
+
+/*
+ * --args: the argument registers of events that have them, and the
+ * prototypes of their functions (one chunk per function, before its first
+ * event), come back; a writer not asked for arguments drops them.
+ */
+static void test_args(void)
+{
+	size_t n = 50000, with = 0;
+	struct ring_event *ev = malloc(n * sizeof(*ev)), *plain = malloc(n * sizeof(*ev));
+	struct fnargs *fa = fnargs_new(NULL);
+	struct collect c = { 0 };
+	struct raw_reader *r;
+	struct trace_meta m;
+	struct errbuf err;
+	char path[128];
+	int protos_ok = 1;
+
+	if (!ev || !plain || !fa)
+		die("malloc");
+	/* Prototypes for the first 20 functions only; fnargs_add ignores address 0. */
+	for (unsigned f = 0; f < 20; f++) {
+		struct kbtf_proto p = { .nparams = 1 + f % 6, .kept = 1 + f % 6 };
+
+		for (unsigned i = 0; i < p.kept; i++) {
+			snprintf(p.p[i].name, sizeof(p.p[i].name), "f%u_arg%u", f, i);
+			p.p[i].kind = (uint8_t)(1 + (f + i) % 4);
+			p.p[i].size = (uint8_t)(1u << ((f + i) % 4));
+		}
+		if (fnargs_add(fa, KT + 0x100 * f, &p))
+			die("fnargs_add");
+	}
+	make_events(ev, n, 4, 3000);
+	for (size_t i = 0; i < n; i++) {
+		plain[i] = ev[i];
+		if (rnd() % 4) {
+			ev[i].flags |= VT_REC_FLAG_ARGS;
+			for (unsigned k = 0; k < VT_REC_NARGS; k++)
+				ev[i].args[k] = rnd() >> (rnd() % 64);
+			with++;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/args.raw", tmpdir);
+	meta_of(&m, 4);
+	m.fnargs = fa;
+	write_trace(path, &trace_writer_raw, &m, ev, n, 5000, 1);
+	CHECK(!read_all(path, &r, &c, &err), "args: the file opens");
+	CHECK(c.n == n && same_events(ev, c.ev, n), "args: %zu events back, %zu with their six argument "
+	      "registers, every field exact", c.n, with);
+	for (unsigned f = 0; f < 25; f++) {
+		struct kbtf_proto want, got;
+		int has = fnargs_lookup(fa, KT + 0x100 * f, NULL, &want);
+		int back = fnargs_lookup(raw_read_meta(r)->fnargs, KT + 0x100 * f, NULL, &got);
+		char a[512] = "", b[512] = "";
+
+		if (has)
+			fnargs_format(&want, ev[0].args, a, sizeof(a));
+		if (back)
+			fnargs_format(&got, ev[0].args, b, sizeof(b));
+		protos_ok &= has == back && !strcmp(a, b);
+	}
+	CHECK(protos_ok, "args: the 20 prototypes back, and none for functions without one");
+	raw_read_close(r);
+	m.fnargs = NULL;
+	write_trace(path, &trace_writer_raw, &m, ev, n, 5000, 1);
+	CHECK(!read_all(path, &r, &c, &err) && c.n == n && same_events(plain, c.ev, n),
+	      "args: a writer not asked for arguments (no --args) writes none and no flag for them");
+	raw_read_close(r);
+	fnargs_free(fa);
+	free(c.ev);
+	free(plain);
 	free(ev);
 }
 
@@ -593,6 +667,7 @@ int main(int argc, char **argv)
 	if (!mkdtemp(tmpdir))
 		die("mkdtemp");
 	test_round_trip();
+	test_args();
 	test_small();
 	test_refused();
 	test_unknown();

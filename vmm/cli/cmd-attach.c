@@ -30,6 +30,8 @@ static const char attach_usage[] =
 	"                     format as for boot: .txt/.trace text, .dat trace.dat,\n"
 	"                     .perfetto/.pftrace/.pb Perfetto, anything else raw\n"
 	"  --format FMT       text, dat, perfetto or raw, whatever -o's name says\n"
+	"  --args             each call's arguments, named and typed by the kernel's BTF,\n"
+	"                     as ftrace's func-args option prints them (text and raw)\n"
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;
@@ -54,6 +56,7 @@ struct attach_opts {
 	const char *ev[ATTACH_MAX_GLOBS];
 	unsigned nev;
 	uint32_t events;
+	int args;
 	double duration;
 };
 
@@ -63,7 +66,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		{ "trace", required_argument, NULL, 't' }, { "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' }, { "event", required_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "args", no_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	char *end;
 	int c;
@@ -83,6 +86,7 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 				o->exc[o->nexc++] = optarg;
 			break;
 		case 'o': o->output = optarg; break;
+		case 'A': o->args = 1; break;
 		case 'E':
 			if (vmev_select(optarg, &o->events))
 				return cmd_fail("attach", EXIT_BAD_INPUT, "--event '%s' matches no event (kvm:pio, "
@@ -203,6 +207,8 @@ int cmd_attach(int argc, char **argv)
 	len = ctl_frame_pack_patterns(payload, sizeof(payload), o.inc, o.ninc, o.exc, o.nexc);
 	if (len >= 0)	/* the server writes the window in this format; we store its bytes */
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "format", o.format->name);
+	if (o.args && len >= 0)
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "args", "1");
 	for (unsigned i = 0; i < o.nev && len >= 0; i++)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "event", o.ev[i]);
 	if (len < 0)

@@ -40,7 +40,7 @@
 #define BOOT_MAX_INITRD    (1ULL << 30)
 #define BOOT_CMDLINE_MAX   4096
 #define BOOT_MAX_GLOBS     64
-#define BOOT_DEFAULT_BUFFER (256ULL << 10)
+#define BOOT_DEFAULT_BUFFER (512ULL << 10)	/* 4,096 records of 128 bytes */
 
 struct boot_opts {
 	const char *kernel;
@@ -87,13 +87,16 @@ static const char boot_usage[] =
 	"                        .perfetto/.pftrace/.pb Perfetto, anything else raw\n"
 	"  --format FMT          text, dat, perfetto or raw (vmmtrace's crash-safe format,\n"
 	"                        read by vmmtrace report), whatever -o's name says\n"
-	"  --buffer-size SIZE    ring size per vCPU, e.g. 256K (default 256K)\n"
+	"  --buffer-size SIZE    ring size per vCPU, e.g. 1M (default 512K)\n"
 	"  --mode MODE           lossless (default): never loses an event; overwrite: never exits\n"
 	"                        to the VMM, counts what it overwrote; exit: one VM exit per event\n"
 	"  --stop-at FUNC        stop the guest when FUNC is first called, and flush the trace\n"
 	"  --system-map FILE     symbols from FILE instead of the image's kallsyms\n"
-	"  --btf FILE            the kernel's types (task names, pids) from FILE: raw\n"
-	"                        BTF or an ELF with .BTF; default: the image's .BTF\n"
+	"  --btf FILE            the kernel's types (task names, pids, arguments) from FILE:\n"
+	"                        raw BTF or an ELF with .BTF; default: the image's .BTF,\n"
+	"                        else vmlinux.btf beside the image\n"
+	"  --args                each call's arguments, named and typed by the kernel's BTF,\n"
+	"                        as ftrace's func-args option prints them (text and raw)\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; every output format: docs/VM-EVENTS.md)\n"
@@ -193,6 +196,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "stop-at", required_argument, NULL, 's' },
 		{ "system-map", required_argument, NULL, 'S' },
 		{ "btf", required_argument, NULL, 'Y' },
+		{ "args", no_argument, NULL, 'A' },
 		{ "console", required_argument, NULL, 'O' },
 		{ "control", required_argument, NULL, 'K' },
 		{ "attach-backlog", required_argument, NULL, 'B' },
@@ -296,6 +300,7 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'X': o->no_sandbox = 1; break;
 		case 'H': o->handshake = 1; break;
+		case 'A': o->tcfg.args = 1; break;
 		case 'F':
 		case 'G': {
 			unsigned long n, max = c == 'F' ? FLIGHTREC_MAX : 86400;

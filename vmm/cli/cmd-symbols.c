@@ -28,6 +28,7 @@ struct symbols_opts {
 	const char *btf;
 	int slots;
 	int tasks;
+	int args;
 	int functions;
 	int verbose;
 	struct filter filter;
@@ -62,6 +63,9 @@ static const char symbols_usage[] =
 	"  --tasks            instead of symbols, where the tracer finds the task and\n"
 	"                     context of a call: per-CPU offsets, task_struct members\n"
 	"                     from the kernel's BTF (docs/TASKS.md)\n"
+	"  --args             instead of symbols, the parameters --args prints for each\n"
+	"                     traceable function: name=kind (ptr, sintN, uintN, enumN,\n"
+	"                     senumN, KIND/N for what ftrace shows in words), from BTF\n"
 	"  --btf FILE         the kernel's types from FILE (raw BTF or an ELF with\n"
 	"                     .BTF) instead of the image's .BTF section\n"
 	"  -v, --verbose      timings and table addresses on stderr\n";
@@ -82,6 +86,7 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		{ "functions", no_argument, NULL, 'f' },
 		{ "system-map", required_argument, NULL, 'm' },
 		{ "tasks", no_argument, NULL, 'T' },
+		{ "args", no_argument, NULL, 'A' },
 		{ "btf", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -98,6 +103,7 @@ static int symbols_parse(int argc, char **argv, struct symbols_opts *o)
 		case 'f': o->functions = 1; break;
 		case 'm': o->sysmap = optarg; break;
 		case 'T': o->tasks = 1; break;
+		case 'A': o->args = 1; break;
 		case 'B': o->btf = optarg; break;
 		case 'v': o->verbose++; break;
 		case 'h': fputs(symbols_usage, stdout); return -1;
@@ -220,6 +226,47 @@ static size_t print_symbols(const struct symbols_opts *o, const struct symbols_r
 	return shown;
 }
 
+/* One line per traceable function matching the globs: its parameters as --args reads them. */
+static size_t print_args(const struct symbols_opts *o, const struct symbols_run *run, struct kernel_btf *kb)
+{
+	static const char *const kinds[] = { "?", "ptr", "sint", "uint", "enum", "" };
+	const struct symtab *tab = run->tab;
+	const struct symbol *last = NULL;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < run->mcount.count; i++) {
+		const struct symbol *f = run->mcount.slots[i].func;
+		struct kbtf_proto p;
+
+		if (!f || f == last || !filter_match(&o->filter, symtab_name(tab, f))) {
+			last = f ? f : last;
+			continue;
+		}
+		last = f;
+		shown++;
+		if (kbtf_func_proto(kb, symtab_name(tab, f), &p)) {
+			printf("%s ?\n", symtab_name(tab, f));
+			continue;
+		}
+		printf("%s", symtab_name(tab, f));
+		for (unsigned k = 0; k < p.kept; k++) {
+			const struct kbtf_param *q = &p.p[k];
+
+			if (q->kind == KBTF_ARG_OTHER)
+				printf(" %s=%s/%u", q->name, q->type, q->size);
+			else if (q->kind == KBTF_ARG_PTR || q->kind == KBTF_ARG_UNKNOWN)
+				printf(" %s=%s", q->name, kinds[q->kind]);
+			else
+				printf(" %s=%s%s%u", q->name, q->kind == KBTF_ARG_ENUM && q->is_signed ? "s" : "",
+				       kinds[q->kind], q->size);
+		}
+		if (p.nparams > p.kept)
+			printf(" +%u", p.nparams - p.kept);
+		printf("%s\n", p.variadic ? " ..." : "");
+	}
+	return shown;
+}
+
 static void print_slot(const struct mcount_table *mt, const struct symtab *tab,
 		       const struct mcount_slot *s)
 {
@@ -329,10 +376,28 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 	if (rc)
 		snprintf(run->mcount_why, sizeof(run->mcount_why), "%s", err.msg);
 	run->t_mcount = now() - t;
+	if (o->args) {
+		struct task_layout l;
+		struct kernel_btf kb;
+
+		if (!run->have_mcount)
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, run->mcount_why);
+		if (task_layout_find(&run->img, run->tab, o->btf, &l, &kb, &err))
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
+		if (!kb.btf)
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: no BTF that describes it (%s); "
+					"--btf FILE", o->kernel, l.btf);
+		shown = print_args(o, run, &kb);
+		kbtf_close(&kb);
+		if (fflush(stdout))
+			return cmd_fail("symbols", EXIT_BAD_INPUT, "writing the output: %s", strerror(errno));
+		log_info("%zu functions", shown);
+		return EXIT_OK;
+	}
 	if (o->tasks) {
 		struct task_layout l;
 
-		if (task_layout_find(&run->img, run->tab, o->btf, &l, &err))
+		if (task_layout_find(&run->img, run->tab, o->btf, &l, NULL, &err))
 			return cmd_fail("symbols", EXIT_BAD_INPUT, "%s", err.msg);
 		task_layout_print(&l, stdout);
 		if (fflush(stdout))

@@ -41,6 +41,7 @@ struct ctl_conn {
 	struct trace_client *client;
 	const struct trace_writer_ops *format;	/* of the attach request's window */
 	uint32_t vm_events;		/* its "=event=GLOB" options (vmevent.h) */
+	int args;			/* its "=args=1" option (--args) */
 	FILE *events;
 	struct control *ctl;
 };
@@ -191,8 +192,20 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 	filter_init(f);
 	c->format = NULL;
 	c->vm_events = 0;
+	c->args = 0;
 	while ((rc = ctl_frame_next_pattern(c->in.payload, c->in.hdr.length, &off, &p)) > 0) {
 		const char *fmt = ctl_frame_option(p, "format"), *ev = ctl_frame_option(p, "event");
+		const char *args = ctl_frame_option(p, "args");
+
+		if (args) {
+			if (strcmp(args, "1")) {
+				ctl_replyf(c, -EINVAL, "unknown option in the request: %s", p);
+				filter_destroy(f);
+				return -EINVAL;
+			}
+			c->args = 1;
+			continue;
+		}
 
 		if (ev && vmev_select(ev, &c->vm_events)) {
 			ctl_replyf(c, -EINVAL, "--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
@@ -263,7 +276,7 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
-	if ((rc = tracer_client_new(c->ctl->t, c->events, 1, c->format, &c->client, &err))) {
+	if ((rc = tracer_client_new(c->ctl->t, c->events, 1, c->format, c->args, &c->client, &err))) {
 		c->client = NULL;
 		c->events = NULL;
 		if (c->queue_err == -ENOBUFS)

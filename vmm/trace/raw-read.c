@@ -35,6 +35,7 @@ struct raw_reader {
 	struct symtab syms;
 	uint64_t *event_offs;		/* the good event chunks, by file offset */
 	size_t nevent, event_cap;
+	struct fnargs *fnargs;		/* the prototypes the file holds (RAW_CHUNK_PROTOS) */
 	struct ring_event *scratch;	/* one chunk's events, decoded before any is handed on */
 	size_t scratch_cap;
 	struct raw_read_report rep;
@@ -198,6 +199,36 @@ static void raw_note_trailer(struct raw_reader *r, const uint8_t *p, uint32_t le
 	r->rep.ftrace_init_tsc = t.ftrace_init_tsc;
 }
 
+/* A prototypes chunk (proto/raw.h); -EINVAL when it does not decode whole. */
+static int raw_parse_protos(struct raw_reader *r, const uint8_t *p, uint32_t len)
+{
+	const uint8_t *end = p + len;
+	uint32_t count;
+
+	if (len < 4)
+		return -EINVAL;
+	memcpy(&count, p, 4);
+	p += 4;
+	if (count > len / 11)	/* each takes at least 8 + 3 bytes */
+		return -EINVAL;
+	for (uint32_t i = 0; i < count; i++) {
+		struct kbtf_proto proto;
+		uint64_t addr;
+		size_t n;
+
+		if (end - p < 8)
+			return -EINVAL;
+		memcpy(&addr, p, 8);
+		p += 8;
+		if (!(n = fnargs_decode(p, (size_t)(end - p), &proto)))
+			return -EINVAL;
+		p += n;
+		if (fnargs_add(r->fnargs, addr, &proto))
+			return -ENOMEM;
+	}
+	return p == end ? 0 : -EINVAL;
+}
+
 /* One good chunk after the header: by its type. -ENOMEM only. */
 static int raw_take_chunk(struct raw_reader *r, uint64_t off, const struct raw_chunk *c)
 {
@@ -215,6 +246,9 @@ static int raw_take_chunk(struct raw_reader *r, uint64_t off, const struct raw_c
 		break;
 	case RAW_CHUNK_TRAILER:
 		raw_note_trailer(r, p, c->length);
+		break;
+	case RAW_CHUNK_PROTOS:
+		rc = raw_parse_protos(r, p, c->length);
 		break;
 	case RAW_CHUNK_HEADER:
 		rc = -EINVAL;	/* a second header: not from our writer */
@@ -342,8 +376,13 @@ int raw_read_open(struct raw_reader **out, const char *path, struct errbuf *err)
 	struct raw_chunk c;
 	int rc;
 
+	if (r && !(r->fnargs = fnargs_new(NULL))) {
+		free(r);
+		r = NULL;
+	}
 	if (!r)
 		return err_set(err, ENOMEM, "out of memory reading %s", path);
+	r->meta.fnargs = r->fnargs;	/* events recorded with --args carry VT_REC_FLAG_ARGS */
 	symtab_init(&r->syms);
 	rc = raw_map(r, path, err);
 	if (!rc)
@@ -375,6 +414,7 @@ void raw_read_close(struct raw_reader *r)
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	symtab_destroy(&r->syms);
+	fnargs_free(r->fnargs);
 	free(r->kernel);
 	free(r->event_offs);
 	free(r->scratch);
@@ -463,6 +503,10 @@ static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uin
 			ev->pid = st->task[ev->ring].pid;
 			memcpy(ev->comm, st->task[ev->ring].comm, sizeof(ev->comm));
 		}
+		if (ev->flags & VT_REC_FLAG_ARGS)
+			for (unsigned i = 0; i < VT_REC_NARGS; i++)
+				if (!(p = raw_get_varint(p, end, &ev->args[i])))
+					return NULL;
 	}
 	if (!(p = raw_get_varint(p, end, &v)))
 		return NULL;

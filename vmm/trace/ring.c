@@ -75,6 +75,8 @@ static int ring_copy(struct ring_view *r, uint64_t idx, struct ring_event *ev)
 	ev->pid = __atomic_load_n(&rec->pid, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < sizeof(ev->comm); i++)
 		ev->comm[i] = __atomic_load_n(&rec->comm[i], __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < VT_REC_NARGS; i++)
+		ev->args[i] = __atomic_load_n(&rec->args[i], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	c2 = READ_ONCE(rec->commit);
 	if (c2 != c1)
@@ -122,6 +124,8 @@ static unsigned ring_fix(const struct ring_view *r, struct ring_event *ev)
 	}
 	if (!(ev->flags & VT_REC_FLAG_CTX))
 		ev->preempt = 0;
+	if (!(ev->flags & VT_REC_FLAG_ARGS))
+		memset(ev->args, 0, sizeof(ev->args));	/* any value is an argument; none means none */
 	/* A task needs a pointer and a pid the kernel could give (PID_MAX_LIMIT is 4M). */
 	if ((ev->flags & VT_REC_FLAG_TASK) && (!ev->task || ev->pid < 0 || ev->pid > RING_PID_MAX)) {
 		bad++;

@@ -28,6 +28,7 @@ struct ring_event {
 	uint32_t preempt;	/* preempt count, without the arch's resched bit */
 	int32_t pid;
 	char comm[16];		/* NUL-terminated, printable ASCII (ring_fix) */
+	uint64_t args[VT_REC_NARGS];	/* the argument registers at the call (VT_REC_FLAG_ARGS) */
 };
 
 /*

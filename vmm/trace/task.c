@@ -70,7 +70,8 @@ static int task_check_init(const struct kernel_image *img, const struct symtab *
 }
 
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
-		     const char *btf_path, struct task_layout *l, struct errbuf *err)
+		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
+		     struct errbuf *err)
 {
 	struct kernel_btf kb = { 0 };
 	int rc, have_btf, asked = btf_path != NULL;
@@ -131,7 +132,6 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		if (l->migr_off == TASK_UNKNOWN)
 			task_missing(l, "task_struct.migration_disabled");
 	}
-	kbtf_close(&kb);
 	if (l->cur_off == TASK_UNKNOWN)
 		task_missing(l, "the per-CPU current task");
 	if (l->pid_off == TASK_UNKNOWN || l->comm_off == TASK_UNKNOWN) {
@@ -141,12 +141,17 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 			TASK_UNKNOWN;
 	}
 	if (l->comm_off != TASK_UNKNOWN && (rc = task_check_init(img, syms, l, err))) {
+		kbtf_close(&kb);
 		if (asked)
 			return rc;
 		task_missing(l, "a task_struct that matches init_task");
 		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
 			TASK_UNKNOWN;
 	}
+	if (keep)
+		*keep = kb;	/* another kernel's BTF was closed above: its prototypes would lie too */
+	else
+		kbtf_close(&kb);
 	return 0;
 }
 

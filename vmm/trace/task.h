@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/image/btf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
 #include "vmm/util/error.h"
@@ -28,10 +29,13 @@ struct task_layout {
 /*
  * Finds the layout of img's kernel: BTF from btf_path when given (an error if
  * it cannot be read or does not describe this kernel), else from the image's
- * .BTF section (none is not an error: the task columns stay unknown).
+ * .BTF section or a vmlinux.btf beside the image (none is not an error: the
+ * task columns stay unknown). With keep, the BTF read (when it describes
+ * this kernel) is handed over there, for --args; keep->btf NULL: none.
  */
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
-		     const char *btf_path, struct task_layout *l, struct errbuf *err);
+		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
+		     struct errbuf *err);
 /* Every value and where it came from (vmmtrace symbols --layout). */
 void task_layout_print(const struct task_layout *l, FILE *out);
 

@@ -96,7 +96,7 @@ enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
 /* Which annotations an event carries (bits). */
 #define PERFETTO_WITH_PARENT	0x1
 #define PERFETTO_WITH_IRQS_OFF	0x2
-#define PERFETTO_WITH_ARGS	0x4	/* the event's fields as text (VM events) */
+#define PERFETTO_WITH_ARGS	0x4	/* the event's fields as text (VM events; --args) */
 
 static const struct perfetto_kind_desc {
 	uint8_t type;		/* TrackEvent.Type */
@@ -105,7 +105,7 @@ static const struct perfetto_kind_desc {
 	uint8_t with;		/* PERFETTO_WITH_* */
 } perfetto_kinds[TRACE_PERFETTO_NKINDS] = {
 	[TRACE_PERFETTO_FUNC_ENTRY] = { PF_TYPE_INSTANT, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
-					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
+					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF | PERFETTO_WITH_ARGS },
 	[TRACE_PERFETTO_FUNC_BEGIN] = { PF_TYPE_SLICE_BEGIN, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
 					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
 	/* An end closes the innermost open slice of its track: no name needed. */
@@ -510,6 +510,17 @@ static int perfetto_event(struct trace_writer *w, const struct ring_event *ev)
 	if (vmev_is(ev))
 		return perfetto_vm_event(w, ev);
 	/* The stub records entries only: each is an instant (trace-perfetto.h). */
+	if (w->meta.fnargs && (ev->flags & VT_REC_FLAG_ARGS)) {
+		/* --args: "(name=value, ...)" as the text writer prints it, in an "args" annotation. */
+		struct kbtf_proto proto;
+		uint64_t off;
+		const char *sym = perfetto_sym(w, ev->func, &off);
+		int known = fnargs_lookup(w->meta.fnargs, ev->func, sym && !off ? sym : NULL, &proto);
+		char args[384];
+
+		fnargs_format(known ? &proto : NULL, ev->args, args, sizeof(args));
+		return perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL, args);
+	}
 	return trace_perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL);
 }
 

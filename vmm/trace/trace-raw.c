@@ -31,6 +31,11 @@ struct trace_writer {
 	struct raw_task { uint64_t task; int32_t pid; char comm[16]; } task[RAW_SEQ_RINGS];
 	uint64_t events, event_chunks;
 	int error;			/* errno of the first failed write */
+	/* --args: the prototypes, and the functions whose prototype the file has (a set). */
+	struct fnargs *fnargs;
+	const struct symtab *syms;
+	uint64_t *told;
+	size_t told_cap, told_used;
 };
 
 #define RAW_EVENTS_OFF	(sizeof(struct raw_chunk) + sizeof(struct raw_events))
@@ -208,6 +213,8 @@ static int raw_open(struct trace_writer **out_w, FILE *out, const struct trace_m
 		return err_set(err, ENOMEM, "out of memory for the raw writer");
 	}
 	w->out = out;
+	w->fnargs = meta->fnargs;
+	w->syms = meta->syms;
 	w->limit = w->buf + RAW_EVENTS_OFF + RAW_EVENT_CHUNK_BYTES;
 	raw_chunk_reset(w);
 	rc = raw_write_header(w, meta);
@@ -222,6 +229,60 @@ static int raw_open(struct trace_writer **out_w, FILE *out, const struct trace_m
 	}
 	*out_w = w;
 	return 0;
+}
+
+/* Whether func's prototype was written; marks it so. -ENOMEM when the set cannot grow. */
+static int raw_told(struct trace_writer *w, uint64_t func)
+{
+	size_t i;
+
+	if ((w->told_used + 1) * 2 > w->told_cap) {
+		size_t cap = w->told_cap ? w->told_cap * 2 : 256;
+		uint64_t *n = calloc(cap, sizeof(*n)), *old = w->told;
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t k = 0; k < w->told_cap; k++) {
+			if (!old[k])
+				continue;
+			for (i = (old[k] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
+				;
+			n[i] = old[k];
+		}
+		free(old);
+		w->told = n;
+		w->told_cap = cap;
+	}
+	for (i = (func * 0x9e3779b97f4a7c15ULL >> 20) & (w->told_cap - 1); w->told[i];
+	     i = (i + 1) & (w->told_cap - 1))
+		if (w->told[i] == func)
+			return 1;
+	w->told[i] = func;
+	w->told_used++;
+	return 0;
+}
+
+/*
+ * Before the first event with the arguments of func: its prototype, in a
+ * chunk of its own, ahead of the event chunk (still open) that needs it.
+ */
+static int raw_tell_proto(struct trace_writer *w, uint64_t func)
+{
+	uint8_t buf[4 + 8 + FNARGS_WIRE_MAX];
+	struct kbtf_proto proto;
+	const struct symbol *s;
+	uint64_t off;
+	uint32_t one = 1;
+	int rc = func ? raw_told(w, func) : 1;
+
+	if (rc)
+		return rc < 0 ? rc : 0;
+	s = w->syms ? symtab_find_addr(w->syms, func, &off) : NULL;
+	if (!s || off || !fnargs_lookup(w->fnargs, func, symtab_name(w->syms, s), &proto))
+		return 0;	/* no prototype: the reader prints the registers as they are */
+	memcpy(buf, &one, 4);
+	memcpy(buf + 4, &func, 8);
+	return raw_write_chunk(w, RAW_CHUNK_PROTOS, buf, 12 + fnargs_encode(&proto, buf + 12));
 }
 
 /* A VM event: a sized record (proto/raw.h), so older readers step over it. */
@@ -252,19 +313,25 @@ static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 {
 	uint8_t *p = w->pos, *tag = p++;
 	uint64_t expect = 0;
+	uint16_t flags16 = ev->flags;
+	int rc;
 
 	if (ev->flags & RING_EV_VM)
 		return raw_vm_event(w, ev);
+	if (!w->fnargs)
+		flags16 &= (uint16_t)~VT_REC_FLAG_ARGS;	/* not asked for: not kept */
+	else if ((flags16 & VT_REC_FLAG_ARGS) && (rc = raw_tell_proto(w, ev->func)))
+		return rc;
 	*tag = RAW_REC_ENTRY;
 	p = raw_put_varint(p, ev->cpu);
 	if (ev->ring != ev->cpu) {
 		*tag |= RAW_REC_RING;
 		p = raw_put_varint(p, ev->ring);
 	}
-	if (ev->flags == VT_REC_FLAG_IRQS_OFF) {
+	if (flags16 == VT_REC_FLAG_IRQS_OFF) {
 		*tag |= RAW_REC_IRQS_OFF;
-	} else if (ev->flags) {
-		uint64_t flags = ev->flags;
+	} else if (flags16) {
+		uint64_t flags = flags16;
 		int new_task = 0;
 
 		if (ev->flags & VT_REC_FLAG_TASK) {
@@ -292,6 +359,9 @@ static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 			memcpy(p, ev->comm, n);
 			p += n;
 		}
+		if (flags16 & VT_REC_FLAG_ARGS)
+			for (unsigned i = 0; i < VT_REC_NARGS; i++)
+				p = raw_put_varint(p, ev->args[i]);
 	}
 	p = raw_put_varint(p, raw_zigzag(ev->tsc - w->prev_tsc));
 	p = raw_put_varint(p, raw_zigzag(ev->func - w->prev_func));
@@ -341,6 +411,7 @@ static int raw_close(struct trace_writer *w, const struct trace_stats *st, struc
 	}
 	raw_write_chunk(w, RAW_CHUNK_TRAILER, &t, sizeof(t));
 	rc = raw_flush(w);
+	free(w->told);
 	free(w->buf);
 	free(w);
 	return rc ? err_set(err, -rc, "writing the raw trace: %s", strerror(-rc)) : 0;

@@ -21,8 +21,8 @@ extern const struct trace_writer_ops trace_writer_raw;
 
 /* Payload bytes after which the writer closes an event chunk. */
 #define RAW_EVENT_CHUNK_BYTES	(64 * 1024)
-/* Most bytes one entry record takes (tag, 11 varints, a comm of at most 16 bytes). */
-#define RAW_REC_MAX		128
+/* Most bytes one entry record takes (tag, 17 varints, a comm of at most 16 bytes). */
+#define RAW_REC_MAX		192
 
 /*
  * Fills c for a chunk of type/seq around payload (len bytes): both

@@ -14,6 +14,7 @@ void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms,
 	t->syms = syms;
 	t->tsc_khz = tsc_khz ? tsc_khz : 1000000;
 	t->tsc_base = 0;
+	t->fnargs = NULL;
 	t->error = 0;
 }
 
@@ -90,7 +91,7 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 	/* To the nearest µs, as the kernel's trace file and trace-cmd report print it. */
 	unsigned __int128 us = (ns + 500) / 1000;
 	uint64_t sec = (uint64_t)(us / 1000000), usec = (uint64_t)(us % 1000000);
-	char fbuf[32], pbuf[32], cbuf[24], lat[6];
+	char fbuf[32], pbuf[32], cbuf[24], lat[6], args[384] = "";
 	const char *func, *parent;
 	uint64_t off;
 
@@ -103,6 +104,12 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 		snprintf(fbuf, sizeof(fbuf), "0x%" PRIx64, ev->func);
 		func = fbuf;
 	}
+	if (t->fnargs && (ev->flags & VT_REC_FLAG_ARGS)) {
+		struct kbtf_proto proto;
+		int known = fnargs_lookup(t->fnargs, ev->func, func == fbuf ? NULL : func, &proto);
+
+		fnargs_format(known ? &proto : NULL, ev->args, args, sizeof(args));
+	}
 	parent = trace_text_sym(t, ev->parent, &off);
 	if (!parent) {
 		snprintf(pbuf, sizeof(pbuf), "0x%" PRIx64, ev->parent);
@@ -110,15 +117,15 @@ void trace_text_format(const struct trace_text *t, const struct ring_event *ev, 
 	}
 	ring_event_lat(ev, lat);
 	/* ftrace's "%16s-%-7d [%03d] " (kernel/trace/trace_output.c, lat_print_generic's sibling). */
-	snprintf(buf, len, "%16s-%-7d [%03u] %s  %5" PRIu64 ".%06" PRIu64 ": %s <-%s",
+	snprintf(buf, len, "%16s-%-7d [%03u] %s  %5" PRIu64 ".%06" PRIu64 ": %s%s <-%s",
 		 ring_event_comm(ev, cbuf), (ev->flags & VT_REC_FLAG_TASK) ? ev->pid : 0, ev->cpu, lat,
-		 sec, usec, func, parent);
+		 sec, usec, func, args, parent);
 }
 
 int trace_text_event(void *opaque, const struct ring_event *ev)
 {
 	struct trace_text *t = opaque;
-	char line[512];
+	char line[1024];
 
 	trace_text_format(t, ev, line, sizeof(line));
 	if (fprintf(t->out, "%s\n", line) < 0 && !t->error)
@@ -140,6 +147,7 @@ static int text_open(struct trace_writer **out_w, FILE *out, const struct trace_
 		return err_set(err, ENOMEM, "out of memory for the text writer");
 	trace_text_init(&w->text, out, meta->syms, meta->tsc_khz);
 	w->text.tsc_base = meta->tsc_base;
+	w->text.fnargs = meta->fnargs;
 	trace_text_header(&w->text, meta->ncpus);
 	*out_w = w;
 	return 0;

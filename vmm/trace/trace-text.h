@@ -2,8 +2,8 @@
 /*
  * Text output in the layout of ftrace's `trace` file (function tracer):
  *   TASK-PID [CPU] FLAGS TIMESTAMP: function <-parent
- * The stub records no task: TASK-PID is ftrace's "<...>" with pid 0, and of
- * the flags only irqs-off is known (docs/TRACING.md).
+ * with --args, function(name=value, ...) as ftrace's func-args option prints
+ * it (fnargs.h). docs/TRACING.md, docs/TASKS.md.
  */
 #ifndef VMM_TRACE_TEXT_H
 #define VMM_TRACE_TEXT_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/trace/fnargs.h"
 #include "vmm/trace/ring.h"
 #include "vmm/image/symtab.h"
 
@@ -19,6 +20,7 @@ struct trace_text {
 	const struct symtab *syms;
 	uint64_t tsc_khz;
 	uint64_t tsc_base;	/* guest TSC when the guest started: time zero */
+	struct fnargs *fnargs;	/* --args: the prototypes; NULL prints no arguments */
 	int error;		/* errno of the first failed write */
 };
 

@@ -11,6 +11,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "vmm/trace/tracer-int.h"
+#include "vmm/util/log.h"
 
 static const struct route *route_find(const struct route_table *rt, uint64_t va)
 {
@@ -98,7 +99,7 @@ int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *ta
 }
 
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
-		      struct trace_client **out_client, struct errbuf *err)
+		      int args, struct trace_client **out_client, struct errbuf *err)
 {
 	struct trace_client *c = calloc(1, sizeof(*c));
 	int rc;
@@ -112,6 +113,7 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	c->out = out;
 	c->own_out = own_out;
 	c->wops = wops ? wops : &trace_writer_text;
+	c->args = args;
 	/* Before the guest runs its clock is not known yet: tracer_start opens it. */
 	if (t->consumer_running && (rc = tracer_client_open(t, c, err))) {
 		tracer_client_free(c);
@@ -124,6 +126,20 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 void tracer_client_set_events(struct trace_client *c, uint32_t events)
 {
 	c->events = events;
+}
+
+/* The run's prototype table, made when a client first asks for arguments; NULL: out of memory. */
+static struct fnargs *tracer_fnargs(struct tracer *t)
+{
+	pthread_mutex_lock(&t->fnargs_lock);
+	if (!t->fnargs) {
+		t->fnargs = fnargs_new(t->kbtf.btf ? &t->kbtf : NULL);
+		if (t->fnargs && !t->kbtf.btf)
+			log_warn("--args: no BTF for this kernel (%s): arguments are printed as the raw "
+				 "registers; --btf FILE names them", t->task.btf);
+	}
+	pthread_mutex_unlock(&t->fnargs_lock);
+	return t->fnargs;
 }
 
 void tracer_meta(const struct tracer *t, struct trace_meta *m)
@@ -141,6 +157,8 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 	if (!c->out)	/* events for the tap only */
 		return 0;
 	tracer_meta(t, &meta);
+	if (c->args && !(meta.fnargs = tracer_fnargs(t)))
+		return err_set(err, ENOMEM, "out of memory for --args");
 	return c->wops->open(&c->w, c->out, &meta, err);
 }
 

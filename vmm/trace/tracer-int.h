@@ -39,6 +39,7 @@ struct trace_client {
 	FILE *out;
 	int own_out;			/* out is closed with the client */
 	uint32_t events;		/* VM events it asked for (VMEV_MASK bits) */
+	int args;			/* its writer gets the prototypes (--args) */
 	void (*tap)(void *opaque, const struct ring_event *ev);	/* tracer_config.tap */
 	void *tap_opaque;
 };
@@ -61,6 +62,9 @@ struct tracer {
 	struct mcount_table mt;
 	struct stub_region stub;
 	struct task_layout task;	/* what the stub records of the task and context */
+	struct kernel_btf kbtf;		/* the kernel's BTF, when it has one that fits */
+	struct fnargs *fnargs;		/* prototypes for --args (from kbtf; created at first use) */
+	pthread_mutex_t fnargs_lock;
 	unsigned nrings;
 	uint64_t nrecords;
 	struct ring_view *rings;
@@ -157,7 +161,7 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 /* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
 void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
 		      enum vm_stop_reason reason, const char *msg);
-int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops, int args,
 		      struct trace_client **out_client, struct errbuf *err);
 /* Opens c's writer once the guest's clock is known (tracer_start, or at attach). */
 int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err);

@@ -141,7 +141,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	t->nrings = t->vm->cfg.ncpus;
 	ring_bytes = t->nrecords * VT_REC_SIZE;
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
-	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, err)))
+	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, &t->kbtf, err)))
 		return rc;
 	/* Said where it matters: a Linux kernel (tiny test payloads have no tasks). */
 	if (*t->task.missing && symtab_find_name(&t->syms, "init_task"))
@@ -196,7 +196,7 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 	out = t->cfg.no_output ? NULL : t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
 	if (!out && !t->cfg.no_output)
 		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
-	if ((rc = tracer_client_new(t, out, out && out != stdout, t->cfg.format, &t->boot_client, err)))
+	if ((rc = tracer_client_new(t, out, out && out != stdout, t->cfg.format, t->cfg.args, &t->boot_client, err)))
 		return rc;
 	tracer_client_set_events(t->boot_client, t->cfg.events);
 	t->boot_client->tap = t->cfg.tap;
@@ -232,6 +232,7 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	t->vm = vm;
 	t->cfg = *cfg;
 	pthread_mutex_init(&t->change_lock, NULL);
+	pthread_mutex_init(&t->fnargs_lock, NULL);
 	if ((rc = tracer_load_symbols(t, img, err)))
 		goto fail;
 	if (cfg->stop_at && !(t->stop_at = tracer_text_symbol(t, cfg->stop_at))) {
@@ -429,6 +430,9 @@ void tracer_destroy(struct tracer *t)
 	stub_region_free(&t->stub);
 	mcount_destroy(&t->mt);
 	symtab_destroy(&t->syms);
+	fnargs_free(t->fnargs);
+	kbtf_close(&t->kbtf);
+	pthread_mutex_destroy(&t->fnargs_lock);
 	pthread_mutex_destroy(&t->change_lock);
 	free(t);
 }

@@ -40,6 +40,7 @@ struct tracer_config {
 	const char *btf;		/* --btf FILE or NULL: the image's own .BTF */
 	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
 	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
+	int args;			/* --args: each call's arguments (fnargs.h) */
 	const uint32_t (*msrs)[2];	/* kvm:msr's MSR ranges (first, last) */
 	unsigned n_msrs;
 	/*
@@ -86,11 +87,12 @@ void tracer_destroy(struct tracer *t);
 struct filter;
 struct trace_client;
 /*
- * A new client writing to out in format wops (NULL: text); out is closed with
- * it when own_out, and also when this fails.
+ * A new client writing to out in format wops (NULL: text), with each call's
+ * arguments when args (--args); out is closed with it when own_out, and
+ * also when this fails.
  */
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
-		      struct trace_client **c, struct errbuf *err);
+		      int args, struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
 /* -errno of c's first failed write (nothing is written after it), or 0; c may be NULL. */
 int tracer_client_error(const struct trace_client *c);

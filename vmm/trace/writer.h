@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "vmm/image/symtab.h"
+#include "vmm/trace/fnargs.h"
 #include "vmm/trace/ring.h"
 #include "vmm/util/error.h"
 
@@ -29,6 +30,7 @@ struct trace_meta {
 	uint64_t tsc_base;		/* guest TSC at time zero (the guest's start) */
 	unsigned ncpus;			/* vCPUs, i.e. rings: events have cpu < ncpus */
 	const char *kernel;		/* the image traced, for the record (may be NULL) */
+	struct fnargs *fnargs;		/* --args: the functions' prototypes; NULL: no arguments */
 };
 
 /* The closing account, for formats that record it (raw, dat's options). */
