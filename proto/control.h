@@ -22,7 +22,9 @@
 enum vt_ctl_type {
 	VT_CTL_ATTACH = 1,	/* payload: patterns, NUL-separated; "!" prefix excludes;
 				 * "=format=NAME" (text, dat, perfetto, raw) picks the
-				 * format of the VT_CTL_EVENTS bytes (default text) */
+				 * format of the VT_CTL_EVENTS bytes (default text);
+				 * "=event=GLOB" adds VM events; "=args=1" each
+				 * call's arguments (--args) */
 	VT_CTL_DETACH = 2,	/* payload: patterns (empty: every held slot) */
 	VT_CTL_STATUS = 3,
 	VT_CTL_STOP = 4,

@@ -42,7 +42,7 @@ mkfifo "$fifo"
 
 start=$(date +%s)
 "$VMMTRACE" boot "$STOCK_BZIMAGE" --initrd "$INITRAMFS" --cpus 1 --mem 1G \
-	--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init -o "$TMPD/four.trace" --handshake \
+	--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init -o "$TMPD/four.trace" --handshake --args \
 	--cmdline "vmmtrace.steps=cpus,uname $speedup panic=0" </dev/null >"$fifo" 2>"$err" &
 pid=$!
 # Over budget: SIGINT, and SIGKILL should even that not stop it.
@@ -104,7 +104,7 @@ check "... saying why on stderr" grep -q '^vmmtrace: stopped by Terminated' "$er
 check "... and the trace's summary and the handshake table, nothing else: no error, no crash report" \
 	[ "$(grep -vEc '^vmmtrace: trace: [0-9]* (VM )?events|^vmmtrace: handshake: |^  ' "$err")" = 1 ]
 
-got=$(trace_funcs "$TMPD/four.trace" | tr '\n' ' ')
+got=$(trace_funcs "$TMPD/four.trace" | sed 's/(.*//' | tr '\n' ' ')
 echo "INFO: four functions traced: $got"
 check "events: exactly start_kernel setup_arch trap_init sched_init, in that order, once each" \
 	[ "$got" = "start_kernel setup_arch trap_init sched_init " ]
@@ -112,10 +112,19 @@ check "the trace has ftrace's header" grep -q '^# tracer: function' "$TMPD/four.
 # Task and context (docs/TASKS.md), from the image's own .BTF: the boot task,
 # interrupts off, preempt depth 1 (a PREEMPT_COUNT kernel starts with
 # INIT_PREEMPT_COUNT; start_kernel enables preemption only in rest_init).
-ctx=$(trace_events "$TMPD/four.trace" | grep -E ': (start_kernel|setup_arch|trap_init|sched_init) <-' | awk '{ print $1, $3 }')
+ctx=$(trace_events "$TMPD/four.trace" | grep -E ': (start_kernel|setup_arch|trap_init|sched_init)\(' | awk '{ print $1, $3 }')
 echo "INFO: task and flags of the four: $(tr '\n' ';' <<<"$ctx")"
 check "the four run as swapper/0-0, irqs off, preempt depth 1 (d?.1.)" \
 	[ "$(grep -cE '^swapper/0-0 d.\.1\.$' <<<"$ctx")" = 4 ]
+
+# --args from the image's own .BTF: setup_arch(char **cmdline_p) gets a
+# pointer into the kernel image; the other three take no parameters.
+sa=$(trace_events "$TMPD/four.trace" | grep -m1 ': setup_arch(')
+echo "INFO: ${sa##*: }"
+check "--args: setup_arch(cmdline_p=0xffffffff........) <-start_kernel, named from the image's .BTF" \
+	eval "[[ '$sa' =~ :\ setup_arch\(cmdline_p=0xffffffff[0-9a-f]{8}\)\ \<-start_kernel$ ]]"
+check "--args: start_kernel(), trap_init(), sched_init(): no parameters" \
+	[ "$(trace_events "$TMPD/four.trace" | grep -cE ': (start_kernel|trap_init|sched_init)\(\) <-')" = 3 ]
 
 # The KVM handshake of the stock kernel.
 line=$(kvmclock_write "$TMPD/four.trace")
@@ -125,8 +134,8 @@ check "kvm:msr: the stock guest writes MSR_KVM_SYSTEM_TIME_NEW with the enable b
 	kvmclock_value_ok "$val" $((1 << 30))
 check "kvm:msr: ... from a function of kvmclock.c (kvm_register_clock), during setup_arch" \
 	eval "case '$line' in *'<-kvm_register_clock]'|*'<-kvmclock_init]') true ;; *) false ;; esac &&
-	      head -n '${line%%:*}' '$TMPD/four.trace' | grep -q ' setup_arch <-start_kernel' &&
-	      tail -n +'${line%%:*}' '$TMPD/four.trace' | grep -q ' trap_init <-start_kernel'"
+	      head -n '${line%%:*}' '$TMPD/four.trace' | grep -qE ' setup_arch(\(.*\))? <-start_kernel' &&
+	      tail -n +'${line%%:*}' '$TMPD/four.trace' | grep -qE ' trap_init(\(\))? <-start_kernel'"
 check "kvm:msr: the write went through KVM: the guest switched to kvm-clock" \
 	grep -q 'clocksource: Switched to clocksource kvm-clock' "$out"
 handshake_rows "$err" >"$TMPD/hs.txt"
@@ -139,7 +148,7 @@ check "handshake: kvm-clock enabled from kvmclock.c, as the console's 'kvm-clock
 	eval "grep -qE '^  kvm-clock +yes +4b564d01 +1/1 CPUs .* (kvm_register_clock|kvmclock_init) +pvclock area at GPA ' '$TMPD/hs.txt' &&
 	      grep -q 'kvm-clock: Using msrs 4b564d01 and 4b564d00' '$out'"
 check "the parents are symbolised (setup_arch <-start_kernel)" \
-	grep -qE ': setup_arch <-start_kernel$' "$TMPD/four.trace"
+	grep -qE ': setup_arch(\([^)]*\))? <-start_kernel$' "$TMPD/four.trace"
 set -- $(trace_summary "$err") - - - - - - - - -
 echo "INFO: summary: events=$1 before=$2 after=$3 slots=$4 doorbells=$5 dropped=$6 mode=$9"
 check "summary: 4 events, 3 before ftrace_init and 1 after (the hand-over)" [ "$1 $2 $3" = "4 3 1" ]

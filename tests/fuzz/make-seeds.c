@@ -186,6 +186,46 @@ static void raw_seeds(void)
 		free(buf);
 		buf = NULL;
 	}
+	/* --args: events with their argument registers, and a prototypes chunk. */
+	{
+		struct kbtf_proto p = { .nparams = 3, .kept = 3, .variadic = 1 };
+		struct fnargs *fa = fnargs_new(NULL);
+		FILE *f = open_memstream(&buf, &len);
+		struct trace_writer *w;
+		struct errbuf err;
+
+		snprintf(p.p[0].name, sizeof(p.p[0].name), "fd");
+		p.p[0].kind = KBTF_ARG_UINT;
+		p.p[0].size = 4;
+		snprintf(p.p[1].name, sizeof(p.p[1].name), "now");
+		p.p[1].kind = KBTF_ARG_OTHER;
+		p.p[1].size = 16;
+		snprintf(p.p[1].type, sizeof(p.p[1].type), "STRUCT");
+		snprintf(p.p[2].name, sizeof(p.p[2].name), "n");
+		p.p[2].kind = KBTF_ARG_SINT;
+		p.p[2].size = 8;
+		if (!fa || fnargs_add(fa, T_VA, &p) || !f)
+			exit(1);
+		m.fnargs = fa;
+		if (trace_writer_raw.open(&w, f, &m, &err))
+			exit(1);
+		for (uint64_t i = 0; i < 4; i++) {
+			struct ring_event ev = { 3000 + 10 * i, T_VA + 16 * (i & 1), T_VA + 5, i,
+						 0, VT_REC_FLAG_ARGS, 0 };
+
+			for (unsigned k = 0; k < VT_REC_NARGS; k++)
+				ev.args[k] = (i + 1) << (8 * k);
+			if (trace_writer_raw.event(w, &ev))
+				exit(1);
+		}
+		trace_writer_raw.close(w, &st, &err);
+		fclose(f);
+		put("raw", "args.raw", buf, len);
+		free(buf);
+		buf = NULL;
+		fnargs_free(fa);
+		m.fnargs = NULL;
+	}
 	symtab_destroy(&syms);
 }
 
