@@ -177,12 +177,10 @@ uint32_t kbtf_struct_size(const struct kernel_btf *kb, const char *type)
 	return sz < 0 || sz > UINT32_MAX ? 0 : (uint32_t)sz;
 }
 
-/* FUNC type ids sorted by name, for kbtf_func_proto. */
-static const struct btf *kbtf_sort_btf;
-
-static int kbtf_func_cmp(const void *a, const void *b)
+/* FUNC type ids sorted by name, for kbtf_func_proto (qsort_r's order). */
+static int kbtf_func_cmp(const void *a, const void *b, void *arg)
 {
-	const struct btf *btf = kbtf_sort_btf;
+	const struct btf *btf = arg;
 	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
 	int c = strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, ia)->name_off),
 		       btf__name_by_offset(btf, btf__type_by_id(btf, ib)->name_off));
@@ -202,8 +200,7 @@ static int kbtf_index_funcs(struct kernel_btf *kb)
 	for (uint32_t id = 1; id < n; id++)
 		if (btf_is_func(btf__type_by_id(kb->btf, id)))
 			kb->funcs[kb->nfuncs++] = id;
-	kbtf_sort_btf = kb->btf;
-	qsort(kb->funcs, kb->nfuncs, sizeof(*kb->funcs), kbtf_func_cmp);
+	qsort_r(kb->funcs, kb->nfuncs, sizeof(*kb->funcs), kbtf_func_cmp, kb->btf);
 	return 0;
 }
 
