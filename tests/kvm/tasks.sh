@@ -166,6 +166,9 @@ check "--args: report --format raw keeps the arguments (its text equals the firs
 "$VMMTRACE" report "$TMPD/trace.raw" --format perfetto -o "$TMPD/trace.pftrace" 2>/dev/null
 npf=$(protoc --decode_raw <"$TMPD/trace.pftrace" 2>/dev/null | grep -cF "\"(vnr=$apid)\"")
 check "--args: the Perfetto trace has find_task_by_vpid's argument '(vnr=$apid)' $npf times ($rounds)" [ "$npf" = "$rounds" ]
+ptrack=$(protoc --decode_raw <"$TMPD/trace.pftrace" 2>/dev/null | grep -oE "\"[^\" ]+-$apid\"" | head -1)
+check "Perfetto: argcall's pid $apid has a task track of its own ($ptrack), named argcall or saying so after exec" \
+	eval "[ -n '$ptrack' ] && protoc --decode_raw <'$TMPD/trace.pftrace' 2>/dev/null | grep -qE '\"argcall(-$apid)?\"'"
 tbad=$(trace_events "$TMPD/timer.args.txt" | grep -cvE "[0-9]{6}: $TIMER\(regs=0xffff[0-9a-f]{12}\) <-")
 check "--args on attach: every $TIMER event of the window has its regs pointer (others: $tbad)" [ "$tbad" = 0 ]
 check "no sanitizer report on stderr" \

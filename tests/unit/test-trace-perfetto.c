@@ -450,8 +450,8 @@ static void test_trace_roundtrip(void)
 	CHECK(t->names.entries == distinct(s, n, 0) && t->strings.entries == distinct(s, n, 1),
 	      "interning: each function and each return address named once (%zu names, %zu callers)",
 	      t->names.entries, t->strings.entries);
-	CHECK(t->cats.entries == 2 && t->annots.entries == 3,
-	      "interned: 2 categories, 3 annotation names (parent, irqs_off, args)");
+	CHECK(t->cats.entries == 2 && t->annots.entries == 5,
+	      "interned: 2 categories, 5 annotation names (parent, irqs_off, args, cpu, comm)");
 	printf("INFO: %zu events in %zu bytes, %.1f bytes per event\n", n, len, (double)len / n);
 	dec_trace_free(t);
 	free(t);
@@ -515,6 +515,102 @@ static void test_kinds(void)
 	dec_trace_free(t);
 	free(t);
 	free(text);
+}
+
+/*
+ * Tasks: an event whose task the stub read (pid above 0) goes on that
+ * task's track, "comm-pid" under "guest tasks", described once before its
+ * first event, with its CPU in a "cpu" annotation; pid 0 (idle, boot) and
+ * unknown tasks stay on their vCPU's track; a task whose comm changed
+ * (exec) keeps its track and says its new comm in a "comm" annotation.
+ * With --args (meta.fnargs) an entry carries its arguments.
+ */
+static void test_tasks(void)
+{
+	struct trace_meta meta = synth_meta(2, &syms);
+	static const struct { uint16_t cpu; int task; int32_t pid; const char *comm; } in[] = {
+		{ 0, 1, 0, "swapper/0" }, { 1, 1, 1, "swapper/0" }, { 0, 1, 32, "taskset" },
+		{ 1, 0, 0, "" }, { 0, 1, 32, "sysloop" }, { 1, 1, 32, "sysloop" }, { 1, 1, 1, "init" },
+		{ 0, 1, 4194304, "kworker/0:1" },
+	};
+	enum { N = sizeof(in) / sizeof(in[0]) };
+	struct fnargs *fa = fnargs_new(NULL);
+	struct kbtf_proto proto = { .nparams = 1, .kept = 1 };
+	struct dec_trace *t = calloc(1, sizeof(*t));
+	struct errbuf err = { "" };
+	struct trace_writer *w = NULL;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int rc = 0;
+
+	snprintf(proto.p[0].name, sizeof(proto.p[0].name), "fd");
+	proto.p[0].kind = KBTF_ARG_UINT;
+	proto.p[0].size = 4;
+	if (!fa || fnargs_add(fa, KT + 0x100, &proto))
+		rc = -1;
+	meta.fnargs = fa;
+	if (rc || !t || !f || trace_writer_perfetto.open(&w, f, &meta, &err)) {
+		CHECK(0, "set-up: open on a memory stream [%s]", err.msg);
+		return;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		struct ring_event ev = { .tsc = TSC_BASE + 2500 * (i + 1), .func = KT + 0x100, .parent = KT + 0x205,
+					 .cpu = in[i].cpu, .pid = in[i].pid };
+
+		ev.flags = (in[i].task ? VT_REC_FLAG_TASK : 0) | (i == 2 ? VT_REC_FLAG_ARGS : 0);
+		ev.task = in[i].task ? 0xffff888000100000ull + (uint64_t)in[i].pid : 0;
+		ev.args[0] = 0x4d;
+		snprintf(ev.comm, sizeof(ev.comm), "%s", in[i].comm);
+		rc |= trace_writer_perfetto.event(w, &ev);
+	}
+	CHECK(rc == 0 && trace_writer_perfetto.close(w, NULL, &err) == 0, "tasks: %d events written", N);
+	fclose(f);
+	CHECK(dec_trace_parse(t, (uint8_t *)text, size) == 0 && t->nev == N, "tasks: parses, %zu events [%s]",
+	      t->nev, t->why);
+	if (t->nev == N) {
+		static const char *const track[N] = {
+			"vCPU 0", "swapper/0-1", "taskset-32", "vCPU 1", "taskset-32", "taskset-32", "swapper/0-1",
+			"kworker/0:1-4194304",
+		};
+		static const char *const comm[N] = { NULL, NULL, NULL, NULL, "sysloop", "sysloop", "init", NULL };
+		int ok = 1;
+
+		for (unsigned i = 0; i < N; i++) {
+			const struct dec_event *e = &t->ev[i];
+			int on_task = strncmp(track[i], "vCPU", 4) != 0;
+
+			ok &= CHECK_QUIET(e->track && !strcmp(e->track, track[i]) && e->cpu == in[i].cpu &&
+					  (e->cpu_ann >= 0) == on_task &&
+					  ((!e->comm && !comm[i]) || (e->comm && comm[i] && !strcmp(e->comm, comm[i]))),
+					  "event %u: track %s cpu %d (annotated %d) comm %s; want %s cpu %u comm %s", i,
+					  e->track ? e->track : "?", e->cpu, e->cpu_ann, e->comm ? e->comm : "-",
+					  track[i], in[i].cpu, comm[i] ? comm[i] : "-");
+		}
+		CHECK(ok, "tasks: each event on its task's track (\"comm-pid\" of its first event) with its CPU, "
+		      "pid 0 and unknown tasks on their vCPU's, a new comm said in the event");
+		CHECK(t->ev[2].args && !strcmp(t->ev[2].args, "(fd=0x4d)") && !t->ev[0].args,
+		      "tasks: --args: the entry that has them carries \"(fd=0x4d)\" (%s)",
+		      t->ev[2].args ? t->ev[2].args : "none");
+	}
+	{
+		unsigned tasks = 0, under = 0;
+		const struct dec_track *parent = NULL;
+
+		for (size_t i = 0; i < t->ntracks; i++)
+			if (!strcmp(t->tracks[i].name, "guest tasks") && !t->tracks[i].has_parent)
+				parent = &t->tracks[i];
+		for (size_t i = 0; parent && i < t->ntracks; i++) {
+			tasks += t->tracks[i].cpu < 0 && t->tracks[i].has_parent;
+			under += t->tracks[i].has_parent && t->tracks[i].parent == parent->uuid;
+		}
+		CHECK(parent && tasks == 3 && under == 3, "tasks: 3 task tracks, each described once, under "
+		      "\"guest tasks\" (%u, %u)", tasks, under);
+	}
+	dec_trace_free(t);
+	free(t);
+	free(text);
+	fnargs_free(fa);
 }
 
 /*
@@ -629,6 +725,7 @@ int main(int argc, char **argv)
 	test_nested_lengths();
 	test_trace_roundtrip();
 	test_kinds();
+	test_tasks();
 	test_vm_events();
 	test_errors();
 	symtab_destroy(&syms);

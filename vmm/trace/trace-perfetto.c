@@ -50,6 +50,7 @@ enum {
 	/* track_event/debug_annotation.proto, message DebugAnnotation */
 	PF_ANNOT_NAME_IID = 1,		/* uint64 name_iid (DebugAnnotationName) */
 	PF_ANNOT_BOOL = 2,		/* bool bool_value */
+	PF_ANNOT_UINT = 3,		/* uint64 uint_value */
 	PF_ANNOT_STRING = 6,		/* string string_value */
 	PF_ANNOT_STRING_IID = 17,	/* uint64 string_value_iid (debug_annotation_string_values) */
 
@@ -82,14 +83,19 @@ enum {
  */
 #define PERFETTO_SEQUENCE_ID	1
 #define PERFETTO_UUID_GUEST	1
+#define PERFETTO_UUID_TASKS	2		/* "guest tasks", the parent of every task's track */
 #define PERFETTO_UUID_VCPU0	16
+#define PERFETTO_UUID_TASK0	(1u << 17)	/* + pid (at most 4,194,304: RING_PID_MAX) */
 #define PERFETTO_MAX_CPUS	65536	/* ring_event.cpu is 16 bits */
 
 /* Interned once in the first packet; the iids the events use. */
 enum { PERFETTO_CAT_FUNCTION = 1, PERFETTO_CAT_KVM = 2 };
-enum { PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2, PERFETTO_ANN_ARGS = 3 };
+enum {
+	PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2, PERFETTO_ANN_ARGS = 3, PERFETTO_ANN_CPU = 4,
+	PERFETTO_ANN_COMM = 5,
+};
 static const char *const perfetto_categories[] = { "function", "kvm" };
-static const char *const perfetto_annotations[] = { "parent", "irqs_off", "args" };
+static const char *const perfetto_annotations[] = { "parent", "irqs_off", "args", "cpu", "comm" };
 
 /* Where an event's name comes from. */
 enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
@@ -131,6 +137,9 @@ struct trace_writer {
 	struct perfetto_intern callers;	/* annotation strings by return address */
 	uint64_t next_name_iid, next_string_iid;
 	uint8_t described[PERFETTO_MAX_CPUS / 8];	/* vCPUs whose track is written */
+	/* Tasks whose track is written: pid -> a hash of the comm it was named with. */
+	struct perfetto_intern tasks;
+	struct perfetto_intern comms;	/* annotation strings by comm hash */
 	int error;			/* errno of the first failure */
 };
 
@@ -280,6 +289,76 @@ static int perfetto_describe_cpu(struct trace_writer *w, unsigned cpu)
 	return perfetto_write_packet(w);
 }
 
+/*
+ * The track of an event: its task's when the stub read one other than a
+ * CPU's idle or boot task (pid 0), else its vCPU's (idle, boot before the
+ * tasks, unknown tasks, VM events).
+ */
+static uint64_t perfetto_track_of(const struct ring_event *ev)
+{
+	if (!vmev_is(ev) && (ev->flags & VT_REC_FLAG_TASK) && ev->pid > 0 && ev->pid <= RING_PID_MAX)
+		return PERFETTO_UUID_TASK0 + (uint64_t)ev->pid;
+	return PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu;
+}
+
+static uint64_t perfetto_comm_hash(const char *comm, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len && comm[i]; i++)
+		h = (h ^ (uint8_t)comm[i]) * 1099511628211ull;
+	return h | 1;	/* never 0: 0 marks an empty slot */
+}
+
+/*
+ * A task's track, "comm-pid" as the text's TASK-PID column with the comm
+ * of its first event, written once before that event. Sets *renamed when
+ * the event's comm is another (exec, prctl): the event then says its comm.
+ */
+static int perfetto_describe_task(struct trace_writer *w, const struct ring_event *ev, int *renamed)
+{
+	struct protobuf_buf *b = &w->pkt;
+	uint64_t h = perfetto_comm_hash(ev->comm, sizeof(ev->comm)), key = (uint64_t)ev->pid;
+	char name[40];
+	size_t s, m;
+	int rc;
+
+	*renamed = 0;
+	if (w->tasks.mask) {
+		s = perfetto_intern_slot(&w->tasks, key);
+		if (w->tasks.iids[s]) {
+			*renamed = w->tasks.iids[s] != h;
+			return 0;
+		}
+	}
+	if (!w->tasks.count) {
+		/* The parent of every task's track, before the first. */
+		protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
+		m = protobuf_begin_message(b, PF_PACKET_TRACK_DESCRIPTOR);
+		protobuf_put_uint(b, PF_TRACK_UUID, PERFETTO_UUID_TASKS);
+		protobuf_put_string(b, PF_TRACK_NAME, "guest tasks");
+		protobuf_put_uint(b, PF_TRACK_CHILD_ORDERING, PF_CHILD_ORDERING_EXPLICIT);
+		protobuf_end_message(b, m);
+		if ((rc = perfetto_write_packet(w)))
+			return rc;
+	}
+	if ((w->tasks.count + 1) * 2 > w->tasks.mask && perfetto_intern_grow(&w->tasks))
+		return -ENOMEM;
+	s = perfetto_intern_slot(&w->tasks, key);
+	w->tasks.count++;
+	w->tasks.keys[s] = key;
+	w->tasks.iids[s] = h;
+	snprintf(name, sizeof(name), "%.16s-%d", ev->comm, (int)ev->pid);
+	protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
+	m = protobuf_begin_message(b, PF_PACKET_TRACK_DESCRIPTOR);
+	protobuf_put_uint(b, PF_TRACK_UUID, PERFETTO_UUID_TASK0 + key);
+	protobuf_put_uint(b, PF_TRACK_PARENT_UUID, PERFETTO_UUID_TASKS);
+	protobuf_put_string(b, PF_TRACK_NAME, name);
+	protobuf_put_int(b, PF_TRACK_SIBLING_RANK, (int64_t)key);	/* by pid */
+	protobuf_end_message(b, m);
+	return perfetto_write_packet(w);
+}
+
 /* A symbol's name when addr lies inside it (the nearest symbol can be far off). */
 static const char *perfetto_sym(const struct trace_writer *w, uint64_t addr, uint64_t *off)
 {
@@ -324,6 +403,8 @@ struct perfetto_names {
 	const char *new_name, *new_caller;
 	char name_buf[32], caller_buf[32];
 	const char *args;		/* PERFETTO_WITH_ARGS: the fields as text */
+	uint64_t comm_iid;		/* a renamed task's comm, 0: none */
+	char new_comm[17];		/* to intern with the event, "" when known */
 };
 
 static int perfetto_resolve(struct trace_writer *w, const struct perfetto_kind_desc *k,
@@ -368,17 +449,19 @@ static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kin
 	protobuf_put_uint(b, PF_PACKET_TIMESTAMP, trace_meta_ns(&w->meta, ev->tsc));
 	protobuf_put_uint(b, PF_PACKET_SEQUENCE_ID, PERFETTO_SEQUENCE_ID);
 	protobuf_put_uint(b, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
-	if (n->new_name || n->new_caller) {
+	if (n->new_name || n->new_caller || *n->new_comm) {
 		m = protobuf_begin_message(b, PF_PACKET_INTERNED_DATA);
 		if (n->new_name)
 			perfetto_put_entry(b, PF_INTERNED_EVENT_NAMES, n->name_iid, n->new_name);
 		if (n->new_caller)
 			perfetto_put_entry(b, PF_INTERNED_ANNOT_STRINGS, n->caller_iid, n->new_caller);
+		if (*n->new_comm)
+			perfetto_put_entry(b, PF_INTERNED_ANNOT_STRINGS, n->comm_iid, n->new_comm);
 		protobuf_end_message(b, m);
 	}
 	m = protobuf_begin_message(b, PF_PACKET_TRACK_EVENT);
 	protobuf_put_uint(b, PF_EVENT_TYPE, k->type);
-	protobuf_put_uint(b, PF_EVENT_TRACK_UUID, PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu);
+	protobuf_put_uint(b, PF_EVENT_TRACK_UUID, perfetto_track_of(ev));
 	if (k->category)
 		protobuf_put_uint(b, PF_EVENT_CATEGORY_IIDS, k->category);
 	if (k->name != PERFETTO_NAME_NONE)
@@ -395,6 +478,10 @@ static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kin
 	if (k->with & PERFETTO_WITH_IRQS_OFF)
 		perfetto_put_annotation(b, PERFETTO_ANN_IRQS_OFF, PF_ANNOT_BOOL,
 					!!(ev->flags & VT_REC_FLAG_IRQS_OFF));
+	if (perfetto_track_of(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu)
+		perfetto_put_annotation(b, PERFETTO_ANN_CPU, PF_ANNOT_UINT, ev->cpu);	/* a task's track: where it ran */
+	if (n->comm_iid)
+		perfetto_put_annotation(b, PERFETTO_ANN_COMM, PF_ANNOT_STRING_IID, n->comm_iid);
 	protobuf_end_message(b, m);
 }
 
@@ -413,6 +500,17 @@ static int perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
 	if (w->error)
 		return -w->error;
 	rc = perfetto_describe_cpu(w, ev->cpu);
+	if (!rc && perfetto_track_of(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu) {
+		int renamed, fresh;
+
+		rc = perfetto_describe_task(w, ev, &renamed);
+		if (!rc && renamed) {
+			rc = perfetto_intern(&w->comms, perfetto_comm_hash(ev->comm, sizeof(ev->comm)),
+					     &w->next_string_iid, &n.comm_iid, &fresh);
+			if (!rc && fresh)
+				snprintf(n.new_comm, sizeof(n.new_comm), "%.16s", ev->comm);
+		}
+	}
 	if (!rc)
 		rc = perfetto_resolve(w, k, ev, name, &n);
 	if (rc) {
@@ -479,6 +577,8 @@ static void perfetto_free(struct trace_writer *w)
 	perfetto_intern_free(&w->func_names);
 	perfetto_intern_free(&w->given_names);
 	perfetto_intern_free(&w->callers);
+	perfetto_intern_free(&w->tasks);
+	perfetto_intern_free(&w->comms);
 	free(w);
 }
 

@@ -122,6 +122,9 @@ struct dec_track {
 struct dec_event {
 	uint64_t ts;
 	int cpu, type, irqs_off, has_irqs, has_parent;
+	int cpu_ann;		/* the "cpu" annotation of a task's track event, -1: none */
+	const char *track;	/* its track's name */
+	const char *comm;	/* the "comm" annotation (a renamed task), NULL: none */
 	const char *name, *category, *parent;
 	char *args;		/* a VM event's "args" (string_value), owned */
 };
@@ -251,13 +254,16 @@ static const struct dec_track *dec_track_find(const struct dec_trace *t, uint64_
 	return NULL;
 }
 
-/* One DebugAnnotation: "parent" (interned string), "irqs_off" (bool) or "args" (string). */
+/*
+ * One DebugAnnotation: "parent" and "comm" (interned strings), "irqs_off"
+ * (bool), "args" (string), "cpu" (uint).
+ */
 static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, struct dec_event *e)
 {
 	struct pbr r = pbr_of(field);
 	struct pbr_field f;
-	uint64_t name_iid = 0, str_iid = 0, bval = 0;
-	int rc, has_str = 0, has_bool = 0;
+	uint64_t name_iid = 0, str_iid = 0, bval = 0, uval = 0;
+	int rc, has_str = 0, has_bool = 0, has_uint = 0;
 	struct pbr_field sval = { 0 };
 	const char *name;
 
@@ -268,6 +274,8 @@ static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, st
 			str_iid = f.v, has_str = 1;
 		else if (f.num == 2 && f.wire == 0)
 			bval = f.v, has_bool = 1;
+		else if (f.num == 3 && f.wire == 0)
+			uval = f.v, has_uint = 1;
 		else if (f.num == 6 && f.wire == 2)
 			sval = f;
 	}
@@ -278,6 +286,10 @@ static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, st
 	if (!strcmp(name, "parent") && has_str && dec_table_get(&t->strings, str_iid)) {
 		e->parent = dec_table_get(&t->strings, str_iid);
 		e->has_parent = 1;
+	} else if (!strcmp(name, "comm") && has_str && dec_table_get(&t->strings, str_iid) && !e->comm) {
+		e->comm = dec_table_get(&t->strings, str_iid);
+	} else if (!strcmp(name, "cpu") && has_uint && uval < 65536 && e->cpu_ann < 0) {
+		e->cpu_ann = (int)uval;
 	} else if (!strcmp(name, "irqs_off") && has_bool && bval <= 1) {
 		e->irqs_off = (int)bval;
 		e->has_irqs = 1;
@@ -294,7 +306,7 @@ static int dec_track_event_into(struct dec_trace *t, const struct pbr_field *fie
 
 static int dec_track_event(struct dec_trace *t, const struct pbr_field *field, uint64_t ts)
 {
-	struct dec_event e = { .ts = ts, .cpu = -1 };
+	struct dec_event e = { .ts = ts, .cpu = -1, .cpu_ann = -1 };
 	int rc = dec_track_event_into(t, field, &e);
 
 	if (rc)
@@ -323,7 +335,11 @@ static int dec_track_event_into(struct dec_trace *t, const struct pbr_field *fie
 	}
 	if (rc < 0 || !k || !e->type)
 		return dec_fail(t, "a TrackEvent is malformed or has no track or type");
-	e->cpu = k->cpu;
+	/* A vCPU's track says the CPU; a task's track event says it in its "cpu" annotation. */
+	if (k->cpu >= 0 && e->cpu_ann >= 0)
+		return dec_fail(t, "a \"cpu\" annotation on vCPU %d's track", k->cpu);
+	e->cpu = k->cpu >= 0 ? k->cpu : e->cpu_ann;
+	e->track = k->name;
 	if (t->nev == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 1024;
 		struct dec_event *v = realloc(t->ev, cap * sizeof(*v));
