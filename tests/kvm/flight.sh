@@ -9,7 +9,8 @@
 # - one that panics with no console at all (console=ttyS1, which it does
 #   not have) because it has no init to run (no initramfs): with panic=-1 it would
 #   reboot at once; the recorder's breakpoint on emergency_restart() stops
-#   it first, exit status 3, and the last function event is panic;
+#   it first, exit status 3, and the last function event is panic; this
+#   one also records with --args, which the recorder prints too;
 # - one that ends normally (--stop-at): the recorder prints nothing.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
@@ -30,8 +31,9 @@ recorder_checks() {
 	sed -n '/^vmmtrace: flight recorder: the last/,$p' "$err" | tail -n 12 | sed 's/^/INFO: /'
 }
 
-# The last function event the recorder printed (events with "func <-parent").
+# The last function event the recorder printed (events with "func <-parent"; without --args' "(...)").
 last_function() { sed -n '/^vmmtrace: flight recorder: the last/,/^vmmtrace: flight recorder: vCPU/p' "$1" |
+	sed -E 's/: ([^ (]+)\([^<]*\) <-/: \1 <-/' |
 	sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ ]+) <-([^ ]+)$/\1 <-\2/p' | tail -n 1; }
 
 echo "== a panic in setup_arch before the console is up; --hang"
@@ -56,7 +58,7 @@ echo "INFO: command line: $cmdline"
 check "the command line has the console on ttyS1 and panic=-1" \
 	eval "case '$cmdline' in *console=ttyS1*panic=-1*) true ;; *) false ;; esac"
 timeout -k 5 400 "$VMMTRACE" boot "$LEAN_BZIMAGE" --mem 512M --cmdline-replace "$cmdline" \
-	--flight-recorder 20 --trace panic --trace kernel_init --trace 'try_to_run_init_process' \
+	--flight-recorder 20 --args --trace panic --trace kernel_init --trace 'try_to_run_init_process' \
 	--console "$TMPD/panic.con" </dev/null >"$TMPD/panic.out" 2>"$TMPD/panic.err"
 rc=$?
 check "exit status 3: a panic (got $rc)" [ "$rc" = 3 ]
@@ -67,7 +69,9 @@ check "nothing on the console (ttyS1 does not exist) and no trace" \
 recorder_checks "panic" "$TMPD/panic.err"
 got=$(last_function "$TMPD/panic.err")
 check "the last function event is the call of panic from kernel_init (no init to run: ${got:-none})" \
-	eval "[ '$got' = 'panic <-kernel_init' ] && grep -q ' try_to_run_init_process <-kernel_init$' '$TMPD/panic.err'"
+	eval "[ '$got' = 'panic <-kernel_init' ] && grep -qE ' try_to_run_init_process\(init_filename=0xffffffff[0-9a-f]{8}\) <-kernel_init$' '$TMPD/panic.err'"
+check "--args: the recorder prints panic's format pointer, and '...' for the rest of a variadic call" \
+	grep -qE ': panic\(fmt=0xffffffff[0-9a-f]{8}, \.\.\.\) <-kernel_init$' "$TMPD/panic.err"
 check "vCPU 0 stopped in emergency_restart" grep -q '^vmmtrace: flight recorder: vCPU 0 at emergency_restart+0x0:$' "$TMPD/panic.err"
 
 echo "== a normal end: nothing from the recorder"

@@ -31,7 +31,7 @@ static const char attach_usage[] =
 	"                     .perfetto/.pftrace/.pb Perfetto, anything else raw\n"
 	"  --format FMT       text, dat, perfetto or raw, whatever -o's name says\n"
 	"  --args             each call's arguments, named and typed by the kernel's BTF,\n"
-	"                     as ftrace's func-args option prints them (text and raw)\n"
+	"                     as ftrace's func-args option prints them (text, raw, Perfetto)\n"
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;

@@ -96,7 +96,7 @@ static const char boot_usage[] =
 	"                        raw BTF or an ELF with .BTF; default: the image's .BTF,\n"
 	"                        else vmlinux.btf beside the image\n"
 	"  --args                each call's arguments, named and typed by the kernel's BTF,\n"
-	"                        as ftrace's func-args option prints them (text and raw)\n"
+	"                        as ftrace's func-args option prints them (text, raw, Perfetto)\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; every output format: docs/VM-EVENTS.md)\n"

@@ -43,10 +43,11 @@ unsigned flightrec_print(const struct flightrec *fr, const struct trace_meta *me
 {
 	uint64_t kept = fr->seen < fr->cap ? fr->seen : fr->cap, first = fr->seen - kept;
 	struct trace_text t;
-	char line[512];
+	char line[1024];
 
 	trace_text_init(&t, out, meta->syms, meta->tsc_khz);
 	t.tsc_base = meta->tsc_base;
+	t.fnargs = meta->fnargs;	/* --args: the calls' arguments too */
 	fprintf(out, "vmmtrace: flight recorder: the last %" PRIu64 " of %" PRIu64 " events, oldest first:\n",
 		kept, fr->seen);
 	for (uint64_t i = first; i < fr->seen; i++) {

@@ -129,7 +129,7 @@ void tracer_client_set_events(struct trace_client *c, uint32_t events)
 }
 
 /* The run's prototype table, made when a client first asks for arguments; NULL: out of memory. */
-static struct fnargs *tracer_fnargs(struct tracer *t)
+struct fnargs *tracer_fnargs(struct tracer *t)
 {
 	pthread_mutex_lock(&t->fnargs_lock);
 	if (!t->fnargs) {
@@ -147,6 +147,8 @@ void tracer_meta(const struct tracer *t, struct trace_meta *m)
 	*m = (struct trace_meta){
 		.syms = &t->syms, .tsc_khz = t->tsc_khz, .tsc_base = t->tsc_base,
 		.ncpus = t->nrings, .kernel = t->vm->cfg.kernel_path,
+		/* The boot's --args (made at start); attach clients ask for theirs. */
+		.fnargs = t->cfg.args ? t->fnargs : NULL,
 	};
 }
 

@@ -161,6 +161,8 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 /* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
 void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
 		      enum vm_stop_reason reason, const char *msg);
+/* The prototypes for --args, made at first use (and its warning when the kernel has no BTF). */
+struct fnargs *tracer_fnargs(struct tracer *t);
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops, int args,
 		      struct trace_client **out_client, struct errbuf *err);
 /* Opens c's writer once the guest's clock is known (tracer_start, or at attach). */

@@ -265,6 +265,11 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	tracer_set_hooks(t);
 	if ((rc = tracer_vmev_setup(t, err)))
 		goto fail;
+	/* --args: made now, so that every writer of the boot (and the flight recorder) has it. */
+	if (cfg->args && !tracer_fnargs(t)) {
+		rc = err_set(err, ENOMEM, "out of memory for --args");
+		goto fail;
+	}
 	if ((rc = tracer_boot_client(t, err)))
 		goto fail;
 	*out = t;
