@@ -159,7 +159,9 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 	if (!c->out)	/* events for the tap only */
 		return 0;
 	tracer_meta(t, &meta);
-	if (c->args && !(meta.fnargs = tracer_fnargs(t)))
+	/* Each client's own choice: an attach without --args on a boot with it prints none. */
+	meta.fnargs = c->args ? tracer_fnargs(t) : NULL;
+	if (c->args && !meta.fnargs)
 		return err_set(err, ENOMEM, "out of memory for --args");
 	return c->wops->open(&c->w, c->out, &meta, err);
 }
