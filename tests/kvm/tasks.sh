@@ -56,6 +56,9 @@ if wait_line "$TMPD/console" '^VMMTRACE-STEP wait-host: ready=1' 400 "$vt"; then
 	# The live window: the timer handler for 3 s, then detached, so the guest's ftrace may take it.
 	"$VMMTRACE" attach "$SOCK" --args --trace "$TIMER" --duration 3 -o "$TMPD/timer.args.txt" 2>"$TMPD/attach.err"
 	check "attach: the timer handler's window ends with status 0 (got $?)" [ $? = 0 ]
+	# Each client chooses: one without --args on this boot with --args gets none.
+	"$VMMTRACE" attach "$SOCK" --trace "$TIMER" --duration 2 -o "$TMPD/timer.plain.txt" 2>>"$TMPD/attach.err"
+	check "attach without --args: status 0 (got $?)" [ $? = 0 ]
 	echo go >&3
 else
 	fail "the guest never reached wait-host (console ends: $(tail -n1 "$TMPD/console"))"
@@ -169,6 +172,9 @@ check "--args: the Perfetto trace has find_task_by_vpid's argument '(vnr=$apid)'
 ptrack=$(protoc --decode_raw <"$TMPD/trace.pftrace" 2>/dev/null | grep -oE "\"[^\" ]+-$apid\"" | head -1)
 check "Perfetto: argcall's pid $apid has a task track of its own ($ptrack), named argcall or saying so after exec" \
 	eval "[ -n '$ptrack' ] && protoc --decode_raw <'$TMPD/trace.pftrace' 2>/dev/null | grep -qE '\"argcall(-$apid)?\"'"
+nplain=$(trace_events "$TMPD/timer.plain.txt" | grep -c " $TIMER <-")
+check "attach without --args: $nplain events, none with arguments" \
+	eval "[ $nplain -gt 0 ] && [ \$(trace_events '$TMPD/timer.plain.txt' | grep -c '(') = 0 ]"
 tbad=$(trace_events "$TMPD/timer.args.txt" | grep -cvE "[0-9]{6}: $TIMER\(regs=0xffff[0-9a-f]{12}\) <-")
 check "--args on attach: every $TIMER event of the window has its regs pointer (others: $tbad)" [ "$tbad" = 0 ]
 check "no sanitizer report on stderr" \
