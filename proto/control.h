@@ -24,7 +24,9 @@ enum vt_ctl_type {
 				 * "=format=NAME" (text, dat, perfetto, raw) picks the
 				 * format of the VT_CTL_EVENTS bytes (default text);
 				 * "=event=GLOB" adds VM events; "=args=1" each
-				 * call's arguments (--args) */
+				 * call's arguments (--args); "=graph=1" returns
+				 * too (--graph, text only), "=retval=1" their
+				 * values, "=graph-depth=N" (1..127) */
 	VT_CTL_DETACH = 2,	/* payload: patterns (empty: every held slot) */
 	VT_CTL_STATUS = 3,
 	VT_CTL_STOP = 4,

@@ -8,8 +8,8 @@
 #ifndef PROTO_TRACE_H
 #define PROTO_TRACE_H
 
-#define VT_PROTO_VERSION        3
-#define VT_STUB_MAGIC           0x3354535454524d56ULL	/* "VMRTTST3": 128-byte records with task, context and arguments */
+#define VT_PROTO_VERSION        4
+#define VT_STUB_MAGIC           0x3454535454524d56ULL	/* "VMRTTST4": version 3 and the return hooks of --graph */
 
 /* Port the stub writes (32-bit, value = ring index) when a lossless ring is full. */
 #define VT_DOORBELL_PORT        0x0d40
@@ -38,11 +38,27 @@
 #define VT_CFG_TIF_OFF          96	/* task offset of the thread flags (u64) */
 #define VT_CFG_TIF_MASK         104	/* their need-resched bit(s) */
 #define VT_CFG_MIGR_OFF         112	/* task offset of migration_disabled (u16) */
+/*
+ * Return hooks (version 4, --graph). With VT_CFG_GRAPH non-zero the stub
+ * replaces a traced call's return address with vt_stub_return and keeps the
+ * original on a shadow stack of the current task: VT_CFG_SHADOW_N tables of
+ * VT_SHADOW_SIZE bytes at VT_CFG_SHADOW, found by the task pointer. A frame
+ * whose return-address slot lies on the task's own kernel stack (task offset
+ * VT_CFG_STACK_OFF, VT_CFG_STACK_SIZE bytes) below the slot of a new
+ * call is dead (its task left it without returning) and is dropped.
+ */
+#define VT_CFG_GRAPH            120	/* non-zero: hook returns */
+#define VT_CFG_SHADOW           128	/* guest VA of the shadow stacks */
+#define VT_CFG_SHADOW_MASK      136	/* number of shadow stacks - 1 (power of two) */
+#define VT_CFG_STACK_OFF        144	/* task offset of the stack pointer (task_struct.stack), or -1 */
+#define VT_CFG_STACK_SIZE       152	/* the kernel stack's size (THREAD_SIZE) */
+#define VT_CFG_RETURN           160	/* guest VA of vt_stub_return (set by the host) */
 #define VT_CFG_SIZE             256	/* the entry point follows the block */
 
 /* Ring header, one per ring, VT_HDR_SIZE apart (read-write for the guest). */
 #define VT_HDR_HEAD             0	/* reservations made: written by the stub */
 #define VT_HDR_DROPPED          8	/* events the stub had to drop */
+#define VT_HDR_UNHOOKED         16	/* --graph: calls whose return could not be hooked */
 #define VT_HDR_TAIL             64	/* records consumed: written by the host */
 #define VT_HDR_SIZE             128
 #define VT_HDR_SHIFT            7
@@ -59,7 +75,10 @@
 #define VT_REC_COMM             48	/* the task's comm, 16 bytes, as found */
 #define VT_REC_ARGS             64	/* version 3: the six argument registers at the call */
 #define VT_REC_NARGS            6
-#define VT_REC_SIZE             128	/* 112 used; the stub leaves the rest as it was */
+#define VT_REC_RETVAL           64	/* exit records: the return value (rax) ... */
+#define VT_REC_CALLTIME         72	/* ... and the TSC at the function's entry */
+#define VT_REC_DEPTH            112	/* u32: hooked entries and exits, the shadow stack depth */
+#define VT_REC_SIZE             128	/* 116 used; the stub leaves the rest as it was */
 #define VT_REC_SHIFT            7
 
 /* Record flags: what the stub saw at the call (ftrace's TRACE_FLAG_* meaning). */
@@ -69,9 +88,30 @@
 #define VT_REC_FLAG_CTX             0x8	/* VT_REC_PREEMPT holds the preempt count */
 #define VT_REC_FLAG_TASK            0x10	/* task, pid and comm were read */
 #define VT_REC_FLAG_ARGS            0x20	/* VT_REC_ARGS holds the argument registers */
+#define VT_REC_FLAG_EXIT            0x40	/* a return: func returned to parent (VT_REC_RETVAL) */
+#define VT_REC_FLAG_HOOKED          0x80	/* an entry whose return will be recorded */
 #define VT_REC_MIGR_SHIFT           8	/* bits 8..11: migration_disabled, at most 15 */
 #define VT_REC_MIGR_MASK            0xf00
-#define VT_REC_FLAGS_VALID          0xf3f
+#define VT_REC_FLAGS_VALID          0xfff
+
+/*
+ * A shadow stack: the owning task (0: free), the number of frames in use,
+ * then VT_SHADOW_FRAMES frames of the return-address slot's address, the
+ * original return address, the traced slot and the entry TSC.
+ */
+#define VT_SHADOW_TASK          0
+#define VT_SHADOW_DEPTH         8
+#define VT_SHADOW_FRAME0        32
+#define VT_FRAME_SLOT           0
+#define VT_FRAME_RET            8
+#define VT_FRAME_FUNC           16
+#define VT_FRAME_TSC            24
+#define VT_FRAME_SIZE           32
+#define VT_FRAME_SHIFT          5
+#define VT_SHADOW_FRAMES        127
+#define VT_SHADOW_SIZE          4096
+#define VT_SHADOW_SHIFT         12
+#define VT_SHADOW_PROBE         16	/* tables tried for a task, from its hash on */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -93,13 +133,20 @@ struct vt_stub_config {
 	uint64_t tif_off;
 	uint64_t tif_mask;
 	uint64_t migr_off;
-	uint8_t reserved[VT_CFG_SIZE - 120];
+	uint64_t graph;
+	uint64_t shadow;
+	uint64_t shadow_mask;
+	uint64_t stack_off;
+	uint64_t stack_size;
+	uint64_t ret_va;
+	uint8_t reserved[VT_CFG_SIZE - 168];
 };
 
 struct vt_ring_hdr {
 	uint64_t head;
 	uint64_t dropped;
-	uint64_t reserved0[6];
+	uint64_t unhooked;
+	uint64_t reserved0[5];
 	uint64_t tail;			/* its own cache line: the host writes it */
 	uint64_t reserved1[7];
 };
@@ -115,8 +162,9 @@ struct vt_record {
 	uint32_t preempt;
 	int32_t pid;
 	char comm[16];
-	uint64_t args[VT_REC_NARGS];	/* x86_64: rdi, rsi, rdx, rcx, r8, r9 */
-	uint64_t reserved[2];
+	uint64_t args[VT_REC_NARGS];	/* x86_64: rdi, rsi, rdx, rcx, r8, r9; exits: return value, entry TSC */
+	uint32_t depth;
+	uint32_t reserved[3];
 };
 
 _Static_assert(sizeof(struct vt_stub_config) == VT_CFG_SIZE, "config block size");
@@ -135,8 +183,17 @@ _Static_assert(__builtin_offsetof(struct vt_stub_config, comm_off) == VT_CFG_COM
 _Static_assert(__builtin_offsetof(struct vt_stub_config, tif_off) == VT_CFG_TIF_OFF, "tif_off");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, tif_mask) == VT_CFG_TIF_MASK, "tif_mask");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, migr_off) == VT_CFG_MIGR_OFF, "migr_off");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, graph) == VT_CFG_GRAPH, "graph");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, shadow) == VT_CFG_SHADOW, "shadow");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, shadow_mask) == VT_CFG_SHADOW_MASK, "shadow_mask");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, stack_off) == VT_CFG_STACK_OFF, "stack_off");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, stack_size) == VT_CFG_STACK_SIZE, "stack_size");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, ret_va) == VT_CFG_RETURN, "ret_va");
+_Static_assert(VT_SHADOW_FRAME0 + VT_SHADOW_FRAMES * VT_FRAME_SIZE <= VT_SHADOW_SIZE &&
+	       (1 << VT_SHADOW_SHIFT) == VT_SHADOW_SIZE && (1 << VT_FRAME_SHIFT) == VT_FRAME_SIZE, "shadow stack");
 _Static_assert(sizeof(struct vt_ring_hdr) == VT_HDR_SIZE && (1 << VT_HDR_SHIFT) == VT_HDR_SIZE, "hdr size");
 _Static_assert(__builtin_offsetof(struct vt_ring_hdr, dropped) == VT_HDR_DROPPED, "dropped");
+_Static_assert(__builtin_offsetof(struct vt_ring_hdr, unhooked) == VT_HDR_UNHOOKED, "unhooked");
 _Static_assert(__builtin_offsetof(struct vt_ring_hdr, tail) == VT_HDR_TAIL, "tail");
 _Static_assert(sizeof(struct vt_record) == VT_REC_SIZE && (1 << VT_REC_SHIFT) == VT_REC_SIZE, "record size");
 _Static_assert(__builtin_offsetof(struct vt_record, func) == VT_REC_FUNC, "func");
@@ -148,6 +205,8 @@ _Static_assert(__builtin_offsetof(struct vt_record, preempt) == VT_REC_PREEMPT, 
 _Static_assert(__builtin_offsetof(struct vt_record, pid) == VT_REC_PID, "pid");
 _Static_assert(__builtin_offsetof(struct vt_record, comm) == VT_REC_COMM, "comm");
 _Static_assert(__builtin_offsetof(struct vt_record, args) == VT_REC_ARGS, "args");
+_Static_assert(VT_REC_RETVAL == VT_REC_ARGS && VT_REC_CALLTIME == VT_REC_ARGS + 8, "exit fields");
+_Static_assert(__builtin_offsetof(struct vt_record, depth) == VT_REC_DEPTH, "depth");
 #endif
 
 #endif

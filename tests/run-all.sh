@@ -20,10 +20,11 @@ for tier in $tiers; do
 	# Two boots under the sanitizers: every slot with tiny rings (doorbells,
 	# the hand-off) and live attach (control socket, RCU tables, patching).
 	# Not again under them: formats.sh and examples.sh, whose host code (the
-	# writers, report) the sanitized unit tests already run, and tasks.sh,
-	# whose host code (BTF, the task fields) every sanitized lean boot runs;
-	# they would only cost three more boots (about 5 minutes).
-	san) list="build/san/tests/unit/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks)\.sh$')
+	# writers, report) the sanitized unit tests already run, tasks.sh,
+	# whose host code (BTF, the task fields) every sanitized lean boot runs,
+	# and graph.sh, whose writer and record checks run sanitized as unit
+	# tests; they would only cost four more boots (about 7 minutes).
+	san) list="build/san/tests/unit/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph)\.sh$')
 		tests/e2e/trace-reference.sh tests/e2e/attach-stress.sh" ;;
 	# attach-stress.sh on 2 vCPUs runs in the san tier only: the e2e tier
 	# runs the same test on 4 vCPUs with the plain build.

@@ -14,8 +14,12 @@
  *    marker (x86 stores are seen in order);
  *  - uses only instructions the software-assisted host emulates at CPL0
  *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
- * 117 instructions per event on the common path with every field known
+ * 119 instructions per event on the common path with every field known
  * (docs/TRACING.md counts them).
+ *
+ * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return:
+ * vt_stub_return records the exit and goes back to the caller
+ * (docs/TRACING.md "Call graphs" has the rules for the shadow stacks).
  */
 #include "proto/trace.h"
 
@@ -24,22 +28,36 @@
 	.globl	vt_stub_image
 vt_stub_image:
 cfg:
-	.fill	VT_CFG_SIZE, 1, 0
+	.fill	VT_CFG_RETURN, 1, 0
+	/* Until the host fills the block: where vt_stub_return lies in this image. */
+	.quad	vt_stub_return - vt_stub_image
+	.fill	VT_CFG_SIZE - VT_CFG_RETURN - 8, 1, 0
 
-	.globl	vt_stub_entry
-vt_stub_entry:
-	pushfq
-	cli
-	pushq	%rax
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	/* 0 r10, 8 r9, 16 r8, 24 rdi, 32 rsi, 40 rdx, 48 rcx, 56 rax, 64 rflags, 72 ret, 80 parent */
+/*
+ * Where the task in r10 keeps its shadow stack: SHADOW_HASH puts its hash
+ * (Fibonacci hashing of the pointer; clobbers rdx) in h, SHADOW_TABLE the
+ * address of table h (modulo their number) in t. Callers probe h, h + 1, ...
+ * VT_SHADOW_PROBE tables.
+ */
+.macro SHADOW_HASH h
+	movq	%r10, \h
+	movabsq	$0x9e3779b97f4a7c15, %rdx
+	imulq	%rdx, \h
+	shrq	$40, \h
+.endm
+.macro SHADOW_TABLE h, t
+	movq	\h, \t
+	andq	cfg+VT_CFG_SHADOW_MASK(%rip), \t
+	shlq	$VT_SHADOW_SHIFT, \t
+	addq	cfg+VT_CFG_SHADOW(%rip), \t
+.endm
 
+/*
+ * One record, from the CPU number to the publishing store, then back to
+ * the traced code: kind 0 an entry (the frame of vt_stub_entry), kind 1 an
+ * exit (the frame of vt_stub_return).
+ */
+.macro RECORD kind
 	/* CPU number from the guest's per-CPU data, when the host found it. */
 	xorl	%edi, %edi
 	movq	cfg+VT_CFG_CPU_OFF(%rip), %rcx
@@ -56,15 +74,15 @@ vt_stub_entry:
 	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rsi
 	addq	cfg+VT_CFG_RING_RECS(%rip), %rsi	/* rsi: ring records */
 
-.Lretry:
+.Lretry\kind:
 	movq	VT_HDR_HEAD(%r8), %rax
 	movq	%rax, %rcx
 	subq	VT_HDR_TAIL(%r8), %rcx
 	cmpq	cfg+VT_CFG_LIMIT(%rip), %rcx
-	jae	.Lfull
+	jae	.Lfull\kind
 	leaq	1(%rax), %rdx
 	lock cmpxchgq %rdx, VT_HDR_HEAD(%r8)
-	jne	.Lretry
+	jne	.Lretry\kind
 
 	/* rax: index, rdx: index + 1 = the commit marker */
 	movq	%rax, %rcx
@@ -78,10 +96,16 @@ vt_stub_entry:
 	orq	%rdx, %rax
 	movq	%rax, VT_REC_TSC(%rcx)
 	movq	72(%rsp), %rax
+.if \kind == 0
 	subq	$5, %rax			/* the slot: call rel32 is 5 bytes */
 	movq	%rax, VT_REC_FUNC(%rcx)
 	movq	80(%rsp), %rax
+.else
+	movq	%rax, VT_REC_FUNC(%rcx)		/* the frame keeps the slot */
+	movq	96(%rsp), %rax			/* where the function returns to */
+.endif
 	movq	%rax, VT_REC_PARENT(%rcx)
+.if \kind == 0
 	/* The arguments as the function receives them (SysV: rdi, rsi, rdx, rcx, r8, r9). */
 	movq	24(%rsp), %rax
 	movq	%rax, VT_REC_ARGS(%rcx)
@@ -95,11 +119,23 @@ vt_stub_entry:
 	movq	%rax, VT_REC_ARGS+32(%rcx)
 	movq	8(%rsp), %rax
 	movq	%rax, VT_REC_ARGS+40(%rcx)
+.else
+	movq	56(%rsp), %rax			/* the return value */
+	movq	%rax, VT_REC_RETVAL(%rcx)
+	movq	80(%rsp), %rax
+	movq	%rax, VT_REC_CALLTIME(%rcx)
+	movl	88(%rsp), %eax
+	movl	%eax, VT_REC_DEPTH(%rcx)
+.endif
 	movl	64(%rsp), %r9d			/* flags at entry: IF clear = irqs off */
 	notl	%r9d
 	shrl	$9, %r9d
 	andl	$VT_REC_FLAG_IRQS_OFF, %r9d
+.if \kind == 0
 	orl	$VT_REC_FLAG_ARGS, %r9d		/* r9d: the record's flags */
+.else
+	orl	$VT_REC_FLAG_EXIT, %r9d
+.endif
 
 	/*
 	 * The preempt count. x86 keeps its need-resched bit inverted in bit
@@ -150,11 +186,17 @@ vt_stub_entry:
 	movl	$15, %eax
 7:	shll	$VT_REC_MIGR_SHIFT, %eax
 	orl	%eax, %r9d
-6:	shll	$16, %r9d
+6:
+.if \kind == 0
+	cmpq	$0, cfg+VT_CFG_GRAPH(%rip)
+	jne	.Lgraph_entry
+.Lgraph_back:
+.endif
+	shll	$16, %r9d
 	movw	%di, %r9w
 	movl	%r9d, VT_REC_CPU_FLAGS(%rcx)
 	movl	%esi, VT_REC_COMMIT(%rcx)	/* publish */
-.Ldone:
+.Ldone\kind:
 	popq	%r10
 	popq	%r9
 	popq	%r8
@@ -164,6 +206,9 @@ vt_stub_entry:
 	popq	%rcx
 	popq	%rax
 	popfq
+.if \kind == 1
+	leaq	24(%rsp), %rsp			/* func, calltime, depth: to the original return address */
+.endif
 	ret
 
 	/*
@@ -172,18 +217,236 @@ vt_stub_entry:
 	 * oldest record is one this CPU's interrupted context is writing
 	 * (an NMI nested in the stub): drop the event and count it.
 	 */
-.Lfull:
+.Lfull\kind:
 	btsq	$63, %rdi
-	jc	.Ldrop
+	jc	.Ldrop\kind
 	movq	%r8, %rax
 	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
 	shrq	$VT_HDR_SHIFT, %rax
 	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
 	outl	%eax, %dx
-	jmp	.Lretry
-.Ldrop:
+	jmp	.Lretry\kind
+.Ldrop\kind:
 	lock incq VT_HDR_DROPPED(%r8)
-	jmp	.Ldone
+	jmp	.Ldone\kind
+
+.endm
+
+	.globl	vt_stub_entry
+vt_stub_entry:
+	pushfq
+	cli
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	/* 0 r10, 8 r9, 16 r8, 24 rdi, 32 rsi, 40 rdx, 48 rcx, 56 rax, 64 rflags, 72 ret, 80 parent */
+
+	RECORD	0
+
+	/*
+	 * --graph, from the entry's label 6 (rcx: the record, rsi: its commit
+	 * marker, r8: the ring header, r9d: the flags, r10: the task, edi: the
+	 * CPU): push a frame on the task's shadow stack and point the return
+	 * address at vt_stub_return. Interrupts are off; only an NMI can nest,
+	 * and it leaves the stack as it found it, so each step is safe to be
+	 * interrupted: a frame is reserved (depth raised) with its slot field
+	 * cleared first, then filled.
+	 */
+.Lgraph_entry:
+	testq	%r10, %r10
+	jz	.Lunhooked			/* no task: nowhere to keep the frame */
+	pushq	%r11
+	pushq	%rbx
+	pushq	%rbp
+	/* 24 more bytes on the stack: the caller's return address is at 24+80(%rsp). */
+	SHADOW_HASH %rax
+	xorl	%ebp, %ebp			/* the first free table seen */
+	movl	$VT_SHADOW_PROBE, %r11d
+1:	SHADOW_TABLE %rax, %rbx
+	movq	VT_SHADOW_TASK(%rbx), %rdx
+	cmpq	%r10, %rdx
+	je	.Lg_found
+	testq	%rdx, %rdx
+	jnz	2f
+	testq	%rbp, %rbp
+	cmovzq	%rbx, %rbp
+2:	incq	%rax
+	decl	%r11d
+	jnz	1b
+	testq	%rbp, %rbp
+	jz	.Lg_unhooked			/* every table in reach is taken */
+	movq	%rbp, %rbx
+	movq	%rcx, %r11
+	xorl	%eax, %eax
+	lock cmpxchgq %r10, VT_SHADOW_TASK(%rbx)
+	movq	%r11, %rcx
+	jne	.Lg_unhooked			/* another CPU's task took it first */
+.Lg_found:
+	movq	VT_SHADOW_DEPTH(%rbx), %rax
+	cmpq	$VT_SHADOW_FRAMES, %rax
+	ja	.Lg_unhooked			/* not a depth this stub wrote */
+	leaq	24+80(%rsp), %rdx		/* rdx: the return address's slot */
+	/*
+	 * Dead frames: the top frame's slot lies on the task's own stack below
+	 * this call's (its function never returned; the task left it, e.g.
+	 * do_exit, and its task_struct went to a new task). A slot equal to
+	 * this one is a tail call's caller, alive.
+	 */
+	movq	cfg+VT_CFG_STACK_OFF(%rip), %r11
+	cmpq	$-1, %r11
+	je	4f
+	movq	(%r10,%r11), %r11		/* r11: the task's stack */
+	movq	%rdx, %rbp
+	subq	%r11, %rbp
+	cmpq	cfg+VT_CFG_STACK_SIZE(%rip), %rbp
+	jae	4f				/* this call is not on it (an interrupt stack) */
+3:	testq	%rax, %rax
+	jz	4f
+	movq	%rax, %rbp
+	shlq	$VT_FRAME_SHIFT, %rbp
+	movq	VT_SHADOW_FRAME0-VT_FRAME_SIZE+VT_FRAME_SLOT(%rbx,%rbp), %rbp
+	cmpq	%rdx, %rbp
+	jae	4f
+	subq	%r11, %rbp
+	cmpq	cfg+VT_CFG_STACK_SIZE(%rip), %rbp
+	jae	4f
+	decq	%rax
+	movq	%rax, VT_SHADOW_DEPTH(%rbx)
+	jmp	3b
+4:	cmpq	$VT_SHADOW_FRAMES, %rax
+	jae	.Lg_unhooked			/* full: the call returns as it would */
+	movq	%rax, %rbp
+	shlq	$VT_FRAME_SHIFT, %rbp
+	leaq	VT_SHADOW_FRAME0(%rbx,%rbp), %rbp	/* rbp: the frame */
+	movq	$0, VT_FRAME_SLOT(%rbp)
+	leaq	1(%rax), %r11
+	movq	%r11, VT_SHADOW_DEPTH(%rbx)
+	movq	(%rdx), %r11
+	movq	%r11, VT_FRAME_RET(%rbp)
+	movq	VT_REC_FUNC(%rcx), %r11
+	movq	%r11, VT_FRAME_FUNC(%rbp)
+	movq	VT_REC_TSC(%rcx), %r11
+	movq	%r11, VT_FRAME_TSC(%rbp)
+	movq	%rdx, VT_FRAME_SLOT(%rbp)
+	movq	cfg+VT_CFG_RETURN(%rip), %r11
+	movq	%r11, (%rdx)			/* the hook */
+	movl	%eax, VT_REC_DEPTH(%rcx)
+	orl	$VT_REC_FLAG_HOOKED, %r9d
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	jmp	.Lgraph_back
+.Lg_unhooked:
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+.Lunhooked:
+	lock incq VT_HDR_UNHOOKED(%r8)
+	jmp	.Lgraph_back
+
+	/*
+	 * A hooked call returns here (its `ret` popped the slot, rsp = slot + 8).
+	 * Finds the frame by the slot's address on the current task's shadow
+	 * stack, pops it (and any frame above it, left by a call that never
+	 * returned), records the exit and returns to the original address with
+	 * the return registers untouched.
+	 */
+	.globl	vt_stub_return
+vt_stub_return:
+	subq	$32, %rsp			/* func, calltime, depth, and the original return address at the slot */
+	pushfq
+	cli
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	/* 0 r10 ... 56 rax, 64 rflags, 72 func, 80 calltime, 88 depth, 96 return address */
+	pushq	%r11
+	pushq	%rbx
+	movq	cfg+VT_CFG_CUR_OFF(%rip), %rdx
+	movq	%gs:(%rdx), %r10
+	SHADOW_HASH %rax
+	movl	$VT_SHADOW_PROBE, %r11d
+1:	SHADOW_TABLE %rax, %rbx
+	cmpq	%r10, VT_SHADOW_TASK(%rbx)
+	je	2f
+	incq	%rax
+	decl	%r11d
+	jnz	1b
+	jmp	.Lr_scan
+2:	leaq	16+96(%rsp), %rdx		/* the slot */
+	movq	VT_SHADOW_DEPTH(%rbx), %rax
+	cmpq	$VT_SHADOW_FRAMES, %rax
+	ja	.Lr_scan
+3:	testq	%rax, %rax
+	jz	.Lr_scan
+	decq	%rax
+	movq	%rax, %rcx
+	shlq	$VT_FRAME_SHIFT, %rcx
+	leaq	VT_SHADOW_FRAME0(%rbx,%rcx), %rcx
+	cmpq	%rdx, VT_FRAME_SLOT(%rcx)
+	jne	3b
+.Lr_found:
+	/* rbx: the table, rax: the frame's index, rcx: the frame, r10: the table's task */
+	movq	VT_FRAME_RET(%rcx), %r11
+	movq	%r11, 16+96(%rsp)
+	movq	VT_FRAME_FUNC(%rcx), %r11
+	movq	%r11, 16+72(%rsp)
+	movq	VT_FRAME_TSC(%rcx), %r11
+	movq	%r11, 16+80(%rsp)
+	movq	%rax, 16+88(%rsp)
+	movq	%rax, VT_SHADOW_DEPTH(%rbx)	/* popped: copied out first, an NMI may reuse it now */
+	testq	%rax, %rax
+	jnz	4f
+	movq	%r10, %rax			/* empty: free the table, unless an NMI already did */
+	xorl	%ecx, %ecx
+	lock cmpxchgq %rcx, VT_SHADOW_TASK(%rbx)
+4:	popq	%rbx
+	popq	%r11
+	RECORD	1
+
+	/*
+	 * Not on the current task's stack: `current` changed inside the call
+	 * (a context switch function a kernel lets ftrace trace). The slot's
+	 * address is unique among live frames, so the top frame of every
+	 * table is searched for it.
+	 */
+.Lr_scan:
+	leaq	16+96(%rsp), %rdx
+	movq	cfg+VT_CFG_SHADOW_MASK(%rip), %r11
+	incq	%r11
+	movq	cfg+VT_CFG_SHADOW(%rip), %rbx
+5:	movq	VT_SHADOW_DEPTH(%rbx), %rax
+	testq	%rax, %rax
+	jz	6f
+	cmpq	$VT_SHADOW_FRAMES, %rax
+	ja	6f
+	decq	%rax
+	movq	%rax, %rcx
+	shlq	$VT_FRAME_SHIFT, %rcx
+	leaq	VT_SHADOW_FRAME0(%rbx,%rcx), %rcx
+	cmpq	%rdx, VT_FRAME_SLOT(%rcx)
+	jne	6f
+	movq	VT_SHADOW_TASK(%rbx), %r10
+	testq	%r10, %r10
+	jnz	.Lr_found
+6:	addq	$VT_SHADOW_SIZE, %rbx
+	decq	%r11
+	jnz	5b
+	/*
+	 * No frame for this return anywhere: the original address is gone,
+	 * so the guest cannot go on. Stop it where its oops names the stub.
+	 */
+	ud2
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -44,6 +44,11 @@ static int sink(void *opaque, const struct ring_event *ev)
 	const struct vt_record *rec = &f->recs[ev->seq & (f->n - 1)];
 
 	const uint16_t task_bits = VT_REC_FLAG_TASK | VT_REC_FLAG_NEED_RESCHED | VT_REC_MIGR_MASK;
+	uint16_t want = rec->flags & VT_REC_FLAGS_VALID & ~task_bits;
+
+	/* An exit is only an exit: no arguments, not an entry. */
+	if (want & VT_REC_FLAG_EXIT)
+		want &= (uint16_t)~(VT_REC_FLAG_ARGS | VT_REC_FLAG_HOOKED);
 
 	if (ev->ring != f->view.index || (ev->flags & ~VT_REC_FLAGS_VALID))
 		abort();
@@ -67,8 +72,21 @@ static int sink(void *opaque, const struct ring_event *ev)
 	/* Nothing writes the ring during the drain: the event is the record. */
 	if (rec->commit != (uint32_t)(ev->seq + 1) || rec->tsc != ev->tsc || rec->func != ev->func ||
 	    rec->parent != ev->parent || ev->cpu != f->view.index ||	/* a forged CPU becomes the ring's */
-	    (rec->flags & VT_REC_FLAGS_VALID & ~task_bits) != (ev->flags & ~task_bits))
+	    want != (ev->flags & ~task_bits))
 		abort();
+	/* --graph's fields: from the record where the flags claim them, bounded, else zero. */
+	if (ev->flags & VT_REC_FLAG_EXIT) {
+		if (ev->retval != rec->args[0] || ev->calltime > ev->tsc ||
+		    ev->calltime != (rec->args[1] > rec->tsc ? rec->tsc : rec->args[1]))
+			abort();
+	} else if (ev->retval || ev->calltime) {
+		abort();
+	}
+	if ((ev->flags & (VT_REC_FLAG_EXIT | VT_REC_FLAG_HOOKED)) ? ev->depth >= VT_SHADOW_FRAMES : ev->depth != 0)
+		abort();
+	for (unsigned i = 0; i < VT_REC_NARGS; i++)
+		if (ev->args[i] != ((ev->flags & VT_REC_FLAG_ARGS) ? rec->args[i] : 0))
+			abort();
 	f->last_seq = ev->seq;
 	f->have_last = 1;
 	f->total++;

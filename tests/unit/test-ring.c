@@ -487,6 +487,70 @@ static void test_task_fields(void)
 	tring_destroy(&t);
 }
 
+/*
+ * --graph's fields: an exit's return value and entry time come from the
+ * argument slots, an entry time after the exit is clamped to it, depths
+ * past the shadow stack are clamped, an exit cannot be an entry too, and
+ * a record that is neither has depth 0. The unhooked count is taken while
+ * it moves forward and stays within head.
+ */
+static void test_graph_fields(void)
+{
+	struct test_ring t;
+	struct ev_log log = { .n = 0 };
+	struct sink s = { 0 };
+	int in_flight;
+	long rc;
+
+	tring_init(&t, 64, 1, 0);
+	produce(&t, 5);
+	/* 0: a good exit. */
+	t.recs[0].flags = VT_REC_FLAG_EXIT;
+	t.recs[0].args[0] = 0xffffffea;
+	t.recs[0].args[1] = t.recs[0].tsc - 1;
+	t.recs[0].depth = 3;
+	/* 1: an exit that began after it ended, at a depth no stack has. */
+	t.recs[1].flags = VT_REC_FLAG_EXIT;
+	t.recs[1].args[1] = t.recs[1].tsc + 1000;
+	t.recs[1].depth = VT_SHADOW_FRAMES;
+	/* 2: an exit that claims arguments and a hook. */
+	t.recs[2].flags = VT_REC_FLAG_EXIT | VT_REC_FLAG_ARGS | VT_REC_FLAG_HOOKED;
+	t.recs[2].args[0] = 5;
+	t.recs[2].depth = 1;
+	/* 3: a hooked entry with its arguments. */
+	t.recs[3].flags = VT_REC_FLAG_HOOKED | VT_REC_FLAG_ARGS;
+	t.recs[3].args[0] = 77;
+	t.recs[3].depth = 2;
+	/* 4: neither: its depth field is left over. */
+	t.recs[4].flags = 0;
+	t.recs[4].depth = 9;
+	rc = ring_drain(&t.view, log_fn, &log, 0, &in_flight);
+	CHECK(rc == 5 && log.n == 5, "graph fields: every record reaches the sink (rc %ld)", rc);
+	CHECK(log.ev[0].retval == 0xffffffea && log.ev[0].calltime == log.ev[0].tsc - 1 && log.ev[0].depth == 3 &&
+	      !log.ev[0].args[0], "graph fields: an exit's return value, entry time and depth as written, no arguments");
+	CHECK(log.ev[1].calltime == log.ev[1].tsc && log.ev[1].depth == VT_SHADOW_FRAMES - 1,
+	      "graph fields: an entry time after the exit and a depth past the stack are clamped");
+	CHECK(log.ev[2].flags == VT_REC_FLAG_EXIT && log.ev[2].retval == 5 && log.ev[2].depth == 1,
+	      "graph fields: an exit keeps only its exit flag");
+	CHECK(log.ev[3].flags == (VT_REC_FLAG_HOOKED | VT_REC_FLAG_ARGS) && log.ev[3].args[0] == 77 &&
+	      log.ev[3].depth == 2 && !log.ev[3].retval && !log.ev[3].calltime,
+	      "graph fields: a hooked entry keeps its arguments and depth, no return fields");
+	CHECK(!log.ev[4].depth, "graph fields: a record that is neither has depth 0");
+	CHECK(t.view.rejected == 3, "graph fields: three bad values rejected (%llu)",
+	      (unsigned long long)t.view.rejected);
+
+	t.hdr->unhooked = 4;
+	drain(&t, &s, 0, NULL);
+	CHECK(t.view.unhooked == 4, "the stub's unhooked count is taken");
+	t.hdr->unhooked = 2;
+	drain(&t, &s, 0, NULL);
+	CHECK(t.view.unhooked == 4 && t.view.rejected == 4, "an unhooked count going backwards is rejected");
+	t.hdr->unhooked = t.hdr->head + 1;
+	drain(&t, &s, 0, NULL);
+	CHECK(t.view.unhooked == 4 && t.view.rejected == 5, "more unhooked returns than entries are rejected");
+	tring_destroy(&t);
+}
+
 /* Lossless: the guest moves tail itself, so the stub overwrites unread records. */
 static void test_lossless_tail_rewritten(void)
 {
@@ -655,6 +719,7 @@ int main(void)
 	test_other_laps(0);
 	test_unknown_flags();
 	test_task_fields();
+	test_graph_fields();
 	test_lossless_tail_rewritten();
 	test_dropped_backwards();
 	test_garbage(1);

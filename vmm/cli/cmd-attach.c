@@ -32,6 +32,10 @@ static const char attach_usage[] =
 	"  --format FMT       text, dat, perfetto or raw, whatever -o's name says\n"
 	"  --args             each call's arguments, named and typed by the kernel's BTF,\n"
 	"                     as ftrace's func-args option prints them (text, raw, Perfetto)\n"
+	"  --graph            each call's return too, as the function_graph tracer prints\n"
+	"                     calls (text only); calls in flight at a detach still return\n"
+	"  --retval           with --graph: each return value (funcgraph-retval)\n"
+	"  --graph-depth N    with --graph: print calls at most N deep\n"
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
 
 static volatile sig_atomic_t attach_stop;
@@ -56,7 +60,8 @@ struct attach_opts {
 	const char *ev[ATTACH_MAX_GLOBS];
 	unsigned nev;
 	uint32_t events;
-	int args;
+	int args, graph, retval;
+	const char *graph_depth;
 	double duration;
 };
 
@@ -66,7 +71,9 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		{ "trace", required_argument, NULL, 't' }, { "notrace", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' }, { "event", required_argument, NULL, 'E' },
-		{ "args", no_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "args", no_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' },
+		{ "graph", no_argument, NULL, 'P' }, { "retval", no_argument, NULL, 'V' },
+		{ "graph-depth", required_argument, NULL, 'D' }, { 0 },
 	};
 	char *end;
 	int c;
@@ -87,6 +94,19 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 			break;
 		case 'o': o->output = optarg; break;
 		case 'A': o->args = 1; break;
+		case 'P': o->graph = 1; break;
+		case 'V': o->retval = 1; break;
+		case 'D': {
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-' || n < 1 || n > VT_SHADOW_FRAMES)
+				return cmd_fail("attach", EXIT_BAD_INPUT, "--graph-depth must be a number from 1 to %d, not '%s'",
+						VT_SHADOW_FRAMES, optarg);
+			o->graph_depth = optarg;
+			break;
+		}
 		case 'E':
 			if (vmev_select(optarg, &o->events))
 				return cmd_fail("attach", EXIT_BAD_INPUT, "--event '%s' matches no event (kvm:pio, "
@@ -119,6 +139,13 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 	o->socket = argv[optind];
 	if (!o->format)
 		o->format = o->output ? trace_writer_for_path(o->output) : &trace_writer_text;
+	if ((o->retval || o->graph_depth) && !o->graph)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "--retval and --graph-depth need --graph");
+	if (o->graph && !o->ninc)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "--graph needs --trace: the functions whose calls it shows");
+	if (o->graph && o->format != &trace_writer_text)
+		return cmd_fail("attach", EXIT_BAD_INPUT, "--graph writes the text format only (-o FILE.txt or "
+				"stdout), not %s", o->format ? o->format->name : "this format");
 	return 0;
 }
 
@@ -209,6 +236,12 @@ int cmd_attach(int argc, char **argv)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "format", o.format->name);
 	if (o.args && len >= 0)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "args", "1");
+	if (o.graph && len >= 0)
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "graph", "1");
+	if (o.retval && len >= 0)
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "retval", "1");
+	if (o.graph_depth && len >= 0)
+		len = ctl_frame_pack_option(payload, sizeof(payload), len, "graph-depth", o.graph_depth);
 	for (unsigned i = 0; i < o.nev && len >= 0; i++)
 		len = ctl_frame_pack_option(payload, sizeof(payload), len, "event", o.ev[i]);
 	if (len < 0)

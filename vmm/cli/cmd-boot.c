@@ -97,6 +97,11 @@ static const char boot_usage[] =
 	"                        else vmlinux.btf beside the image\n"
 	"  --args                each call's arguments, named and typed by the kernel's BTF,\n"
 	"                        as ftrace's func-args option prints them (text, raw, Perfetto)\n"
+	"  --graph               each call's return too, printed as the function_graph tracer\n"
+	"                        prints calls: nested per CPU, with durations (text only)\n"
+	"  --retval              with --graph: each return value, as funcgraph-retval prints it\n"
+	"  --graph-depth N       with --graph: print calls at most N deep (function_graph's\n"
+	"                        max_graph_depth)\n"
 	"  --event GLOB          record VM events matching GLOB (kvm:pio, kvm:mmio, kvm:msr,\n"
 	"                        kvm:exit, kvm:hypercall, kvm:cpuid; repeatable; with --trace\n"
 	"                        or alone; every output format: docs/VM-EVENTS.md)\n"
@@ -197,6 +202,9 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "system-map", required_argument, NULL, 'S' },
 		{ "btf", required_argument, NULL, 'Y' },
 		{ "args", no_argument, NULL, 'A' },
+		{ "graph", no_argument, NULL, 'P' },
+		{ "retval", no_argument, NULL, 'V' },
+		{ "graph-depth", required_argument, NULL, 'D' },
 		{ "console", required_argument, NULL, 'O' },
 		{ "control", required_argument, NULL, 'K' },
 		{ "attach-backlog", required_argument, NULL, 'B' },
@@ -301,6 +309,19 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		case 'X': o->no_sandbox = 1; break;
 		case 'H': o->handshake = 1; break;
 		case 'A': o->tcfg.args = 1; break;
+		case 'P': o->tcfg.graph = 1; break;
+		case 'V': o->tcfg.retval = 1; break;
+		case 'D': {
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-' || n < 1 || n > VT_SHADOW_FRAMES)
+				return boot_fail("--graph-depth must be a number from 1 to %d, not '%s'",
+						 VT_SHADOW_FRAMES, optarg);
+			o->tcfg.graph_depth = (unsigned)n;
+			break;
+		}
 		case 'F':
 		case 'G': {
 			unsigned long n, max = c == 'F' ? FLIGHTREC_MAX : 86400;
@@ -328,6 +349,12 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 				 "--handshake or --flight-recorder");
 	if (o->hang && !o->flight_recorder)
 		return boot_fail("%s", "--hang needs --flight-recorder");
+	if ((o->tcfg.retval || o->tcfg.graph_depth) && !o->tcfg.graph)
+		return boot_fail("%s", "--retval and --graph-depth need --graph");
+	if (o->tcfg.graph && !o->tcfg.n_include)
+		return boot_fail("%s", "--graph needs --trace: the functions whose calls it shows");
+	if (o->tcfg.graph && (o->flight_recorder || o->handshake))
+		return boot_fail("%s", "--graph does not combine with --flight-recorder or --handshake yet");
 	if (o->attach_backlog && !o->control)
 		return boot_fail("%s", "--attach-backlog needs --control");
 	/*
@@ -352,6 +379,9 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
+	if (o->tcfg.graph && o->tcfg.format && o->tcfg.format != &trace_writer_text)
+		return boot_fail("--graph writes the text format only (-o FILE.txt or stdout), not %s",
+				 o->tcfg.format->name);
 	return boot_check_events(o);
 }
 

@@ -42,6 +42,8 @@ struct ctl_conn {
 	const struct trace_writer_ops *format;	/* of the attach request's window */
 	uint32_t vm_events;		/* its "=event=GLOB" options (vmevent.h) */
 	int args;			/* its "=args=1" option (--args) */
+	int graph, retval;		/* "=graph=1", "=retval=1" (--graph, --retval) */
+	unsigned graph_depth;		/* "=graph-depth=N" (--graph-depth) */
 	FILE *events;
 	struct control *ctl;
 };
@@ -192,18 +194,30 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 	filter_init(f);
 	c->format = NULL;
 	c->vm_events = 0;
-	c->args = 0;
+	c->args = c->graph = c->retval = 0;
+	c->graph_depth = 0;
 	while ((rc = ctl_frame_next_pattern(c->in.payload, c->in.hdr.length, &off, &p)) > 0) {
 		const char *fmt = ctl_frame_option(p, "format"), *ev = ctl_frame_option(p, "event");
-		const char *args = ctl_frame_option(p, "args");
+		const char *flag = ctl_frame_option(p, "args"), *depth = ctl_frame_option(p, "graph-depth");
+		int *which = &c->args;
 
-		if (args) {
-			if (strcmp(args, "1")) {
+		if (!flag && (flag = ctl_frame_option(p, "graph")))
+			which = &c->graph;
+		else if (!flag && (flag = ctl_frame_option(p, "retval")))
+			which = &c->retval;
+		if (flag || depth) {
+			char *end = NULL;
+			unsigned long n = depth ? strtoul(depth, &end, 10) : 0;
+
+			if (flag ? strcmp(flag, "1") : (!*depth || *end || n < 1 || n > VT_SHADOW_FRAMES)) {
 				ctl_replyf(c, -EINVAL, "unknown option in the request: %s", p);
 				filter_destroy(f);
 				return -EINVAL;
 			}
-			c->args = 1;
+			if (flag)
+				*which = 1;
+			else
+				c->graph_depth = (unsigned)n;
 			continue;
 		}
 
@@ -228,6 +242,16 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 			return rc;
 		}
 	}
+	if (!rc && (c->retval || c->graph_depth) && !c->graph) {
+		ctl_replyf(c, -EINVAL, "--retval and --graph-depth need --graph");
+		filter_destroy(f);
+		return -EINVAL;
+	}
+	if (!rc && c->graph && c->format && c->format != &trace_writer_text) {
+		ctl_replyf(c, -EINVAL, "--graph writes the text format only, not %s", c->format->name);
+		filter_destroy(f);
+		return -EINVAL;
+	}
 	if (rc) {
 		ctl_replyf(c, -EINVAL, "malformed request: %s", rc == -EBADMSG ?
 			   "patterns must be NUL-terminated" : "pattern with a control or space character");
@@ -250,6 +274,7 @@ static const char *ctl_size_str(size_t bytes, char *buf, size_t len)
 
 static void ctl_attach(struct ctl_conn *c)
 {
+	struct trace_client_opts opts;
 	static const cookie_io_functions_t io = { .write = ctl_events_write };
 	struct errbuf err;
 	struct filter f;
@@ -276,7 +301,9 @@ static void ctl_attach(struct ctl_conn *c)
 		goto out;
 	}
 	setvbuf(c->events, NULL, _IOFBF, 1 << 16);
-	if ((rc = tracer_client_new(c->ctl->t, c->events, 1, c->format, c->args, &c->client, &err))) {
+	opts = (struct trace_client_opts){ .args = c->args, .graph = c->graph, .retval = c->retval,
+					   .graph_depth = c->graph_depth };
+	if ((rc = tracer_client_new(c->ctl->t, c->events, 1, c->format, &opts, &c->client, &err))) {
 		c->client = NULL;
 		c->events = NULL;
 		if (c->queue_err == -ENOBUFS)

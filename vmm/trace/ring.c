@@ -46,6 +46,13 @@ static uint64_t ring_read_head(struct ring_view *r)
 		r->stub_dropped = dropped;
 	else if (dropped != r->stub_dropped)
 		r->rejected++;
+	/* An unhooked return belongs to an entry that reserved a record: at most head of them. */
+	uint64_t unhooked = READ_ONCE(r->hdr->unhooked);
+
+	if (unhooked >= r->unhooked && unhooked <= head)
+		r->unhooked = unhooked;
+	else if (unhooked != r->unhooked)
+		r->rejected++;
 	if (head - r->pos > r->nrecords) {
 		/* Lapped: in lossless mode only a guest that rewrote tail does this. */
 		if (r->lossless)
@@ -77,6 +84,7 @@ static int ring_copy(struct ring_view *r, uint64_t idx, struct ring_event *ev)
 		ev->comm[i] = __atomic_load_n(&rec->comm[i], __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < VT_REC_NARGS; i++)
 		ev->args[i] = __atomic_load_n(&rec->args[i], __ATOMIC_RELAXED);
+	ev->depth = __atomic_load_n(&rec->depth, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	c2 = READ_ONCE(rec->commit);
 	if (c2 != c1)
@@ -124,6 +132,28 @@ static unsigned ring_fix(const struct ring_view *r, struct ring_event *ev)
 	}
 	if (!(ev->flags & VT_REC_FLAG_CTX))
 		ev->preempt = 0;
+	/* An exit carries its return value and entry time where an entry has arguments. */
+	if ((ev->flags & VT_REC_FLAG_EXIT) && (ev->flags & (VT_REC_FLAG_ARGS | VT_REC_FLAG_HOOKED))) {
+		bad += !bad;	/* the flags are one value: rejected once */
+		ev->flags &= (uint16_t)~(VT_REC_FLAG_ARGS | VT_REC_FLAG_HOOKED);
+	}
+	ev->retval = ev->calltime = 0;
+	if (ev->flags & VT_REC_FLAG_EXIT) {
+		ev->retval = ev->args[0];
+		ev->calltime = ev->args[1];
+		if (ev->calltime > ev->tsc) {	/* a call cannot end before it began */
+			bad++;
+			ev->calltime = ev->tsc;
+		}
+	}
+	if (ev->flags & (VT_REC_FLAG_EXIT | VT_REC_FLAG_HOOKED)) {
+		if (ev->depth >= VT_SHADOW_FRAMES) {
+			bad++;
+			ev->depth = VT_SHADOW_FRAMES - 1;
+		}
+	} else {
+		ev->depth = 0;
+	}
 	if (!(ev->flags & VT_REC_FLAG_ARGS))
 		memset(ev->args, 0, sizeof(ev->args));	/* any value is an argument; none means none */
 	/* A task needs a pointer and a pid the kernel could give (PID_MAX_LIMIT is 4M). */

@@ -29,6 +29,10 @@ struct ring_event {
 	int32_t pid;
 	char comm[16];		/* NUL-terminated, printable ASCII (ring_fix) */
 	uint64_t args[VT_REC_NARGS];	/* the argument registers at the call (VT_REC_FLAG_ARGS) */
+	/* --graph: hooked entries and exits (VT_REC_FLAG_HOOKED, _EXIT). */
+	uint32_t depth;		/* the call's depth on its task's shadow stack */
+	uint64_t retval;	/* exits: the return value */
+	uint64_t calltime;	/* exits: the TSC at the entry, never after tsc */
 };
 
 /*
@@ -65,6 +69,7 @@ struct ring_view {
 	uint64_t lost;			/* overwritten before they were read */
 	uint64_t unfinished;		/* reserved, never committed: the guest stopped mid-record */
 	uint64_t stub_dropped;		/* the stub's own count (validated) */
+	uint64_t unhooked;		/* --graph: returns the stub could not hook (at most the entries) */
 	uint64_t rejected;		/* header or record values rejected */
 	uint64_t doorbells;		/* rung for this ring: bounds the stub's dropped count */
 	uint64_t stall_at;		/* pos + 1 of the open record last seen, 0: none */

@@ -78,7 +78,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 
 	memset(l, 0, sizeof(*l));
 	l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-		TASK_UNKNOWN;
+		l->stack_off = TASK_UNKNOWN;
 	if (btf_path) {
 		if ((rc = kbtf_from_file(btf_path, &kb, err)))
 			return rc;
@@ -125,6 +125,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		l->comm_off = task_member(&kb, "task_struct", "comm", 16, l->task_size);
 		l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
 		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
+		l->stack_off = task_member(&kb, "task_struct", "stack", 8, l->task_size);
 		if (l->tif_off != TASK_UNKNOWN)
 			l->tif_mask = 1ULL << TASK_X86_TIF_NEED_RESCHED;
 		else
@@ -138,7 +139,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		task_missing(l, have_btf ? "task_struct.pid or .comm" : "task names and pids (no BTF)");
 		/* The stub follows the task pointer only to offsets it knows. */
 		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-			TASK_UNKNOWN;
+			l->stack_off = TASK_UNKNOWN;
 	}
 	if (l->comm_off != TASK_UNKNOWN && (rc = task_check_init(img, syms, l, err))) {
 		kbtf_close(&kb);
@@ -146,7 +147,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 			return rc;
 		task_missing(l, "a task_struct that matches init_task");
 		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-			TASK_UNKNOWN;
+			l->stack_off = TASK_UNKNOWN;
 	}
 	if (keep)
 		*keep = kb;	/* another kernel's BTF was closed above: its prototypes would lie too */
@@ -175,6 +176,7 @@ void task_layout_print(const struct task_layout *l, FILE *out)
 	task_print_off(out, "thread_info.flags", l->tif_off, "BTF");
 	task_print_off(out, "need-resched mask", l->tif_mask, "TIF_NEED_RESCHED");
 	task_print_off(out, "migration_disabled", l->migr_off, "BTF");
+	task_print_off(out, "task_struct.stack", l->stack_off, "BTF");
 	if (*l->missing)
 		fprintf(out, "%-28s %s\n", "not found", l->missing);
 }

@@ -21,6 +21,7 @@
 struct task_layout {
 	/* The values of the stub's VT_CFG_* of the same names; TASK_UNKNOWN when not found. */
 	uint64_t cur_off, pc_off, pid_off, comm_off, tif_off, tif_mask, migr_off;
+	uint64_t stack_off;		/* task_struct.stack (--graph drops dead frames with it) */
 	uint32_t task_size;		/* sizeof(struct task_struct), 0: no BTF */
 	char btf[520];			/* where the BTF came from, or why there is none */
 	char missing[200];		/* what was not found, for one warning; "" when complete */

@@ -11,6 +11,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "vmm/trace/tracer-int.h"
+#include "vmm/trace/vmevent.h"
 #include "vmm/util/log.h"
 
 static const struct route *route_find(const struct route_table *rt, uint64_t va)
@@ -99,7 +100,7 @@ int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *ta
 }
 
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
-		      int args, struct trace_client **out_client, struct errbuf *err)
+		      const struct trace_client_opts *opts, struct trace_client **out_client, struct errbuf *err)
 {
 	struct trace_client *c = calloc(1, sizeof(*c));
 	int rc;
@@ -113,7 +114,26 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	c->out = out;
 	c->own_out = own_out;
 	c->wops = wops ? wops : &trace_writer_text;
-	c->args = args;
+	if (opts) {
+		c->args = opts->args;
+		c->graph = opts->graph;
+		c->retval = opts->retval;
+		c->graph_depth = opts->graph_depth;
+	}
+	if (c->graph) {
+		struct vt_stub_config *cfg = (struct vt_stub_config *)t->stub.code;
+
+		/* The call graph is a text layout of its own (function_graph's); other formats refuse it at open. */
+		if (c->wops == &trace_writer_text)
+			c->wops = &trace_writer_graph;
+		/*
+		 * The stub reads the switch at each entry. It stays on: a call
+		 * hooked now returns through the stub whenever it returns, and
+		 * the calls of clients without --graph cost a little more.
+		 */
+		t->graph = 1;
+		__atomic_store_n(&cfg->graph, 1, __ATOMIC_RELEASE);
+	}
 	/* Before the guest runs its clock is not known yet: tracer_start opens it. */
 	if (t->consumer_running && (rc = tracer_client_open(t, c, err))) {
 		tracer_client_free(c);
@@ -163,14 +183,28 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 	meta.fnargs = c->args ? tracer_fnargs(t) : NULL;
 	if (c->args && !meta.fnargs)
 		return err_set(err, ENOMEM, "out of memory for --args");
+	if (c->graph && c->wops != &trace_writer_graph)
+		return err_set(err, ENOTSUP, "--graph writes the text format only, not %s", c->wops->name);
+	meta.graph_retval = c->retval;
+	meta.graph_depth = c->graph_depth;
 	return c->wops->open(&c->w, c->out, &meta, err);
 }
 
 int tracer_client_emit(void *opaque, const struct ring_event *ev)
 {
 	struct trace_client *c = opaque;
+	struct ring_event plain;
 	int rc;
 
+	/* Another client's --graph: returns and shadow depths are not this one's. */
+	if (!c->graph && !vmev_is(ev) && (ev->flags & (VT_REC_FLAG_EXIT | VT_REC_FLAG_HOOKED))) {
+		if (ev->flags & VT_REC_FLAG_EXIT)
+			return 0;
+		plain = *ev;
+		plain.flags &= (uint16_t)~VT_REC_FLAG_HOOKED;
+		plain.depth = 0;
+		ev = &plain;
+	}
 	if (c->tap)
 		c->tap(c->tap_opaque, ev);
 	/*

@@ -40,6 +40,8 @@ struct trace_client {
 	int own_out;			/* out is closed with the client */
 	uint32_t events;		/* VM events it asked for (VMEV_MASK bits) */
 	int args;			/* its writer gets the prototypes (--args) */
+	int graph, retval;		/* it gets returns too (--graph), with their values (--retval) */
+	unsigned graph_depth;		/* --graph-depth: 0 all */
 	void (*tap)(void *opaque, const struct ring_event *ev);	/* tracer_config.tap */
 	void *tap_opaque;
 };
@@ -79,6 +81,7 @@ struct tracer {
 	uint64_t pause_last_ns, pause_worst_ns, held_last_ns, held_worst_ns, changes;
 
 	uint64_t stub_entry;
+	int graph;			/* a client asked for returns: the stub hooks them (never undone) */
 	uint64_t ftrace_init;		/* 0: the kernel has no ftrace to hand over to */
 	uint64_t ftrace_ret;
 	uint64_t free_initmem;
@@ -163,8 +166,8 @@ void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
 		      enum vm_stop_reason reason, const char *msg);
 /* The prototypes for --args, made at first use (and its warning when the kernel has no BTF). */
 struct fnargs *tracer_fnargs(struct tracer *t);
-int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops, int args,
-		      struct trace_client **out_client, struct errbuf *err);
+int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
+		      const struct trace_client_opts *opts, struct trace_client **out_client, struct errbuf *err);
 /* Opens c's writer once the guest's clock is known (tracer_start, or at attach). */
 int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *err);
 /* trace_emit_fn: hands one event to the client's writer. */

@@ -17,6 +17,14 @@
 #include "vmm/kvm/vm.h"
 
 #define TRACE_MIN_RECORDS 64
+/*
+ * --graph's shadow stacks, one per task inside a traced call at once (the
+ * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
+ * stub's data, touched only by a trace that hooks returns.
+ */
+#define TRACE_SHADOW_TABLES 1024
+/* x86_64's THREAD_SIZE without KASAN (arch/x86/include/asm/page_64_types.h). */
+#define TRACE_X86_THREAD_SIZE (16u << 10)
 
 static atomic_ulong rcu_registrations;
 
@@ -130,7 +138,7 @@ static uint64_t tracer_text_symbol(struct tracer *t, const char *name)
 /* Ring geometry, the stub's configuration block, the host's ring views. */
 static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
 {
-	uint64_t hdr_bytes, ring_bytes, n = t->cfg.buffer_size / VT_REC_SIZE;
+	uint64_t hdr_bytes, ring_bytes, rings_end, n = t->cfg.buffer_size / VT_REC_SIZE;
 	const struct symbol *cpu = symtab_find_name(&t->syms, "cpu_number");
 	struct vt_stub_config *c;
 	int rc;
@@ -149,10 +157,17 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 			 t->cfg.btf ? "" : "; --btf FILE gives the kernel's types");
 	else
 		log_info("tasks and context from %s", t->task.btf);
-	rc = arch_stub_install(t->vm, &img->elf, &t->syms, hdr_bytes + t->nrings * ring_bytes, &t->stub, err);
+	rings_end = (hdr_bytes + t->nrings * ring_bytes + 4095) & ~4095ULL;
+	rc = arch_stub_install(t->vm, &img->elf, &t->syms, rings_end + TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE,
+			       &t->stub, err);
 	if (rc)
 		return rc;
 	c = (struct vt_stub_config *)t->stub.code;
+	/* The image says where its return hook is; the block then holds its address. */
+	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= (uint64_t)(vt_stub_blob_end - vt_stub_blob))
+		return err_set(err, EINVAL, "the embedded stub has no return hook (offset %#llx)",
+			       (unsigned long long)c->ret_va);
+	c->ret_va += t->stub.code_va;
 	c->magic = VT_STUB_MAGIC;
 	c->cpu_off = cpu && cpu->addr < PERCPU_OFFSET_MAX ? cpu->addr : UINT64_MAX;
 	c->ring_hdrs = t->stub.data_va;
@@ -170,6 +185,11 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->tif_off = t->task.tif_off;
 	c->tif_mask = t->task.tif_mask;
 	c->migr_off = t->task.migr_off;
+	c->graph = 0;	/* until a client asks for returns */
+	c->shadow = t->stub.data_va + rings_end;
+	c->shadow_mask = TRACE_SHADOW_TABLES - 1;
+	c->stack_off = t->task.stack_off;
+	c->stack_size = TRACE_X86_THREAD_SIZE;
 	if (c->cpu_off == UINT64_MAX)
 		log_warn("no per-CPU cpu_number symbol: all CPUs share one ring");
 	t->rings = calloc(t->nrings, sizeof(*t->rings));
@@ -187,6 +207,8 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 {
 	struct filter f;
+	struct trace_client_opts opts = { .args = t->cfg.args, .graph = t->cfg.graph, .retval = t->cfg.retval,
+					  .graph_depth = t->cfg.graph_depth };
 	FILE *out;
 	char msg[512];
 	int rc;
@@ -196,7 +218,7 @@ static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 	out = t->cfg.no_output ? NULL : t->cfg.output ? fopen(t->cfg.output, "w") : stdout;
 	if (!out && !t->cfg.no_output)
 		return err_set(err, errno, "cannot open output '%s': %s", t->cfg.output, strerror(errno));
-	if ((rc = tracer_client_new(t, out, out && out != stdout, t->cfg.format, t->cfg.args, &t->boot_client, err)))
+	if ((rc = tracer_client_new(t, out, out && out != stdout, t->cfg.format, &opts, &t->boot_client, err)))
 		return rc;
 	tracer_client_set_events(t->boot_client, t->cfg.events);
 	t->boot_client->tap = t->cfg.tap;
@@ -337,9 +359,19 @@ void tracer_summary(struct tracer *t, FILE *out)
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
 		fprintf(out, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
 			t->handoff_restore.foreign + t->handoff_enable.foreign);
+	if (t->graph) {
+		uint64_t unhooked = 0;
+
+		for (unsigned i = 0; i < t->nrings; i++)
+			unhooked += t->rings[i].unhooked;
+		if (unhooked)
+			fprintf(out, "vmmtrace: trace: %llu returns not recorded: their call found no room on "
+				"its task's shadow stack, or no task\n", (unsigned long long)unhooked);
+	}
 	if (atomic_load(&t->unrouted))
 		fprintf(out, "vmmtrace: trace: %lu events arrived for slots no client held any more "
-			"(a call interrupted inside the stub across a detach) and were not written\n",
+			"(returns of calls in flight at a detach, or a call interrupted inside the stub "
+			"across one) and were not written\n",
 			atomic_load(&t->unrouted));
 	tracer_vmev_summary(t, out);
 	if (rejected || atomic_load(&t->bad_doorbells))

@@ -41,6 +41,9 @@ struct tracer_config {
 	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
 	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
 	int args;			/* --args: each call's arguments (fnargs.h) */
+	int graph;			/* --graph: entries and returns, as function_graph prints them */
+	int retval;			/* --retval: with the return values (funcgraph-retval) */
+	unsigned graph_depth;		/* --graph-depth N: calls nested deeper are not printed; 0: all */
 	const uint32_t (*msrs)[2];	/* kvm:msr's MSR ranges (first, last) */
 	unsigned n_msrs;
 	/*
@@ -86,13 +89,20 @@ void tracer_destroy(struct tracer *t);
 /* Live changes, from the control socket (any thread but a vCPU's). */
 struct filter;
 struct trace_client;
+/* What a client asks for beside its slots and VM events. */
+struct trace_client_opts {
+	int args;			/* each call's arguments (--args) */
+	int graph;			/* returns too, function_graph's layout (--graph; text only) */
+	int retval;			/* with graph: return values (--retval) */
+	unsigned graph_depth;		/* with graph: calls at most this deep (--graph-depth); 0: all */
+};
 /*
- * A new client writing to out in format wops (NULL: text), with each call's
- * arguments when args (--args); out is closed with it when own_out, and
- * also when this fails.
+ * A new client writing to out in format wops (NULL: text), as opts asks
+ * (NULL: nothing more); out is closed with it when own_out, and also when
+ * this fails.
  */
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,
-		      int args, struct trace_client **c, struct errbuf *err);
+		      const struct trace_client_opts *opts, struct trace_client **c, struct errbuf *err);
 void tracer_client_free(struct trace_client *c);
 /* -errno of c's first failed write (nothing is written after it), or 0; c may be NULL. */
 int tracer_client_error(const struct trace_client *c);

@@ -5,6 +5,7 @@
  * writer only formats them into its FILE. The formats:
  *
  *   text      ftrace's `trace` file layout (trace-text.c)
+ *   graph     the function_graph tracer's layout, for --graph (trace-graph.c)
  *   dat       trace-cmd's trace.dat, for trace-cmd report and KernelShark
  *   perfetto  a protobuf trace of TracePackets, for the Perfetto UI
  *   raw       vmmtrace's own crash-safe chunks, read by `vmmtrace report`
@@ -31,6 +32,8 @@ struct trace_meta {
 	unsigned ncpus;			/* vCPUs, i.e. rings: events have cpu < ncpus */
 	const char *kernel;		/* the image traced, for the record (may be NULL) */
 	struct fnargs *fnargs;		/* --args: the functions' prototypes; NULL: no arguments */
+	int graph_retval;		/* graph: print return values (funcgraph-retval) */
+	unsigned graph_depth;		/* graph: print calls this deep at most; 0: all */
 };
 
 /* The closing account, for formats that record it (raw, dat's options). */
@@ -67,6 +70,7 @@ struct trace_writer_ops {
 };
 
 extern const struct trace_writer_ops trace_writer_text;
+extern const struct trace_writer_ops trace_writer_graph;
 
 /* The writer called name ("text", "raw", ...), or NULL (writer.c). */
 const struct trace_writer_ops *trace_writer_find(const char *name);

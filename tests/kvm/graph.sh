@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# --graph and --retval (issue 14, part 3; docs/TRACING.md "Call graphs"):
+# one boot of the lean kernel on 2 vCPUs, its calls printed as the
+# function_graph tracer prints them, and a live attach with --graph whose
+# window ends while calls are in flight. The guest runs syscall-loop (two
+# sysloop workers calling getpriority), arg-calls (argcall: system calls
+# whose return values it prints), waits for the host, then runs
+# syscall-loop again after the detach. Checked:
+#  - the boot ends normally (status 0, every guest step passed, no oops, no
+#    WARNING): returns hooked from the first call of start_kernel on, across
+#    the ftrace_init hand-off (start_kernel is still running then), into
+#    ret_from_fork (kernel_init) and on both CPUs, come back right;
+#  - every block that opens closes at the same depth in the same task (the
+#    separators say which task a CPU runs), named when it closes on another
+#    CPU; what stays open is listed as still running, and start_kernel is;
+#  - durations are never negative and contain their children's;
+#  - exactly one getpriority return per call the guest made;
+#  - --retval: the values argcall printed (77 and -22 from dup3, 0 and -9
+#    from close, 20 from getpriority) are the returns of those handlers;
+#  - the attach window's blocks close or are listed as still running at the
+#    detach, and the calls still in flight then return without harm (the
+#    second syscall-loop passes).
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+require_file "$LEAN_BZIMAGE"
+require_file "$LEAN_DIR/vmlinux.btf"
+require_file "$INITRAMFS"
+require_kvm
+
+LOOPS=30
+ROUNDS=$LOOPS	# argcall's rounds: vmmtrace.loops too
+SOCK=$TMPD/sock
+funcs='start_kernel setup_arch trap_init sched_init rest_init kernel_init __x64_sys_getpriority
+	__x64_sys_dup3 ksys_dup3 __x64_sys_close close_fd find_task_by_vpid run_timer_softirq'
+args=(--graph --retval)
+for f in $funcs; do args+=(--trace "$f"); done
+mkfifo "$TMPD/in"
+start=$(date +%s)
+timeout -k 10 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 "${args[@]}" \
+	--control "$SOCK" -o "$TMPD/graph.txt" --console "$TMPD/console" \
+	--cmdline "vmmtrace.steps=syscall-loop,arg-calls,wait-host,syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" \
+	<"$TMPD/in" 2>"$TMPD/err" &
+vt=$!
+exec 3>"$TMPD/in"
+if wait_line "$TMPD/console" '^VMMTRACE-STEP wait-host: ready=1' 400 "$vt"; then
+	# Tasks sleep inside schedule(): some calls are in flight when the window ends.
+	"$VMMTRACE" attach "$SOCK" --graph --retval --trace schedule --trace run_timer_softirq \
+		--trace 'schedule_timeout*' --duration 3 -o "$TMPD/window.txt" 2>"$TMPD/attach.err"
+	check "attach --graph: the window ends with status 0 (got $?)" [ $? = 0 ]
+	echo go >&3
+else
+	fail "the guest never reached wait-host (console ends: $(tail -n1 "$TMPD/console"))"
+fi
+wait "$vt"
+rc=$?
+exec 3>&-
+echo "INFO: boot took $(($(date +%s) - start)) s"
+check "boot: status 0 (got $rc)" [ "$rc" = 0 ]
+check "boot: both syscall loops and arg-calls passed" \
+	eval "[ \$(grep -c '^VMMTRACE-RESULT syscall-loop PASS 2 workers' '$TMPD/console') = 2 ] &&
+	      grep -q '^VMMTRACE-RESULT arg-calls PASS' '$TMPD/console'"
+check "boot: every guest step passed" grep -q '^VMMTRACE-INIT: done passed=[0-9]* failed=0' "$TMPD/console"
+bad=$(grep -cE 'Oops|WARNING:|BUG:|invalid opcode|general protection|Call Trace' "$TMPD/console")
+check "boot: no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" = 0 ]
+check "boot: the trace is the function_graph layout" \
+	eval "head -1 '$TMPD/graph.txt' | grep -qx '# tracer: function_graph'"
+
+# Pairs, depths and durations, per task (the separators name a CPU's task).
+# Prints one line per problem, then "blocks=N closed=N open=N leaves=N".
+graph_check() {
+	awk '
+	function us(s) { return s + 0 }
+	function key(cpu) { return (cpu in task) ? task[cpu] : "first-on-cpu" cpu }
+	/^ -+$/ { next }
+	/^#/ || /^$/ { next }
+	# " 1)   bash-1234    =>   kworker-7   ": the task that runs on a CPU from here on.
+	/=>/ {
+		cpu = $1; sub(/\)/, "", cpu)
+		prev = $2; next_ = $4
+		if (!(cpu in task) && ("first-on-cpu" cpu) in n) {
+			# The CPU s first task now has a name: its open blocks are that task s.
+			k = "first-on-cpu" cpu
+			for (i = 1; i <= n[k]; i++) { st[prev, i] = st[k, i]; dp[prev, i] = dp[k, i]; kids[prev, i] = kids[k, i] }
+			n[prev] = n[k]; delete n[k]
+		}
+		task[cpu] = next_
+		next
+	}
+	{
+		split($0, part, "|")
+		head = part[1]; body = substr($0, length(head) + 2)
+		cpu = head; sub(/\).*/, "", cpu); sub(/^ */, "", cpu)
+		dur = -1
+		if (match(head, /[0-9]+(\.[0-9]+)? us/)) dur = us(substr(head, RSTART, RLENGTH - 3))
+		sub(/^  /, "", body)
+		match(body, /^ */); depth = RLENGTH / 2; text = substr(body, RLENGTH + 1)
+		k = key(cpu)
+		if (text ~ /^\/\* .*still running when the trace ended/) { open_end++; next }
+		if (text ~ /^\/\*/) next
+		if (dur != -1 && dur < 0) print "negative duration: " $0
+		if (text ~ /\(\) \{$/) {
+			blocks++
+			n[k]++; st[k, n[k]] = text; dp[k, n[k]] = depth; kids[k, n[k]] = 0
+			sub(/\(\) \{$/, "", st[k, n[k]])
+		} else if (text ~ /^\}/) {
+			closed++
+			if (!n[k]) { print "a return with no open block in " k ": " $0; next }
+			if (dp[k, n[k]] != depth) print "depth " depth " closes a block opened at " dp[k, n[k]] " in " k ": " $0
+			if (match(text, /^\} \/\* [^ ]+/)) {
+				name = substr(text, 6, RLENGTH - 5)
+				if (name != st[k, n[k]]) print "block " st[k, n[k]] " closed as " name " in " k
+			}
+			# Printed durations are cut, to 1 us at most (7 digits): allow that much.
+			if (dur + 1 < kids[k, n[k]]) print "duration " dur " under its children s " kids[k, n[k]] ": " $0
+			n[k]--
+			if (n[k]) kids[k, n[k]] += dur
+		} else if (text ~ /\(\);/) {
+			leaves++
+			if (n[k]) kids[k, n[k]] += dur
+		}
+	}
+	END {
+		left = 0
+		for (k in n) left += n[k]
+		if (left != open_end) print left " blocks left open, " open_end " listed as still running"
+		printf "blocks=%d closed=%d open=%d leaves=%d\n", blocks, closed, open_end, leaves
+	}' "$1"
+}
+graph_check "$TMPD/graph.txt" >"$TMPD/check.out"
+tail -n 20 "$TMPD/check.out" | sed 's/^/INFO: /'
+stats=$(tail -n 1 "$TMPD/check.out")
+problems=$(($(wc -l <"$TMPD/check.out") - 1))
+check "boot: every block closes at its depth in its task, durations contain their children ($stats; $problems problems)" \
+	eval "[ $problems = 0 ] && [[ '$stats' =~ blocks=[1-9] ]]"
+check "boot: start_kernel is listed as still running at the end (swapper/0-0)" \
+	grep -qE '^ 0\)               \|  /\* start_kernel: still running when the trace ended \(swapper/0-0\) \*/$' "$TMPD/graph.txt"
+check "boot: setup_arch, trap_init and sched_init returned inside start_kernel's block" \
+	eval "[ \$(grep -cE '^ 0\) .{14}\|    (setup_arch|trap_init|sched_init)\(\);' '$TMPD/graph.txt') = 3 ]"
+check "boot: kernel_init returned into ret_from_fork (its block closed)" \
+	grep -qE '\|  \}( /\* kernel_init = 0x0 \*/)?$' "$TMPD/graph.txt"
+
+# getpriority: the loops' calls (2 workers x LOOPS, twice) and argcall's (one a round).
+want=$((2 * 2 * LOOPS + ROUNDS))
+got=$(grep -cE '__x64_sys_getpriority\(\); /\* = 0x14 \*/$|\} /\* __x64_sys_getpriority = 0x14 \*/$' "$TMPD/graph.txt")
+all=$(grep -cE '__x64_sys_getpriority\(\);|\} /\* __x64_sys_getpriority ' "$TMPD/graph.txt")
+check "getpriority: $want returns, each 20 (got $got of $all)" eval "[ $got = $want ] && [ $all = $want ]"
+
+# --retval against what argcall printed of its last round.
+line=$(grep -m1 '^VMMTRACE-STEP arg-calls:' "$TMPD/console" | tr -d '\r')
+echo "INFO: guest: ${line#VMMTRACE-STEP }"
+val() { sed -nE "s/.* $1=(-?[0-9]+).*/\\1/p" <<<"$line"; }
+fmt() { if [ "$1" -lt 0 ]; then echo "$1"; else printf '0x%x' "$1"; fi; }
+# Only argcall dups to fd 77 or with bad flags; the shell closes fds too.
+for pair in "__x64_sys_dup3 dup3 =" "__x64_sys_dup3 dup3_bad =" "__x64_sys_close close -ge" "__x64_sys_close close_bad -ge"; do
+	set -- $pair
+	v=$(val "$2")
+	n=$(grep -cE "\} /\* $1 = $(fmt "${v:-x}") \*/\$" "$TMPD/graph.txt")
+	check "--retval: $1 returned $(fmt "${v:-x}") as argcall's $2 did, in each of its $ROUNDS rounds (got $n)" \
+		eval "[ -n '$v' ] && [ $n $3 $ROUNDS ]"
+done
+check "--retval: argcall's fd 77 came from ksys_dup3 (= 0x4d) under __x64_sys_dup3" \
+	eval "[ \$(grep -cE '^ [01]\) .{14}\|    ksys_dup3\(\); /\* = 0x4d \*/\$' '$TMPD/graph.txt') -ge $ROUNDS ]"
+
+# The attach window.
+graph_check "$TMPD/window.txt" >"$TMPD/wcheck.out"
+wstats=$(tail -n 1 "$TMPD/wcheck.out")
+wproblems=$(($(wc -l <"$TMPD/wcheck.out") - 1))
+tail -n 5 "$TMPD/wcheck.out" | sed 's/^/INFO: window: /'
+check "attach --graph: the window is the function_graph layout, blocks close or are listed ($wstats; $wproblems problems)" \
+	eval "head -1 '$TMPD/window.txt' | grep -qx '# tracer: function_graph' && [ $wproblems = 0 ] &&
+	      [[ '$wstats' =~ blocks=[1-9] ]]"
+check "attach --graph: calls were in flight at the detach" \
+	eval "[[ '$wstats' =~ open=[1-9] ]]"
+check "boot: the returns of calls in flight at the detach reached the stub after it (not written)" \
+	grep -qE '^vmmtrace: trace: [0-9]+ events arrived for slots no client held' "$TMPD/err"
+finish
