@@ -28,7 +28,7 @@ require_file "$LEAN_DIR/vmlinux.btf"
 require_file "$INITRAMFS"
 require_kvm
 
-LOOPS=30
+LOOPS=20
 ROUNDS=$LOOPS	# argcall's rounds: vmmtrace.loops too
 SOCK=$TMPD/sock
 funcs='start_kernel setup_arch trap_init sched_init rest_init kernel_init __x64_sys_getpriority
@@ -151,8 +151,10 @@ line=$(grep -m1 '^VMMTRACE-STEP arg-calls:' "$TMPD/console" | tr -d '\r')
 echo "INFO: guest: ${line#VMMTRACE-STEP }"
 val() { sed -nE "s/.* $1=(-?[0-9]+).*/\\1/p" <<<"$line"; }
 fmt() { if [ "$1" -lt 0 ]; then echo "$1"; else printf '0x%x' "$1"; fi; }
-# Only argcall dups to fd 77 or with bad flags; the shell closes fds too.
-for pair in "__x64_sys_dup3 dup3 =" "__x64_sys_dup3 dup3_bad =" "__x64_sys_close close -ge" "__x64_sys_close close_bad -ge"; do
+# Only argcall dups to fd 77 or with bad flags; the shell closes fds too;
+# argcall's getpriority (with its own pid) is the one with a block.
+for pair in "__x64_sys_dup3 dup3 =" "__x64_sys_dup3 dup3_bad =" "__x64_sys_close close -ge" "__x64_sys_close close_bad -ge" \
+	"__x64_sys_getpriority getpriority -ge"; do
 	set -- $pair
 	v=$(val "$2")
 	n=$(grep -cE "\} /\* $1 = $(fmt "${v:-x}") \*/\$" "$TMPD/graph.txt")
