@@ -66,23 +66,29 @@ check "boot: no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" =
 check "boot: the trace is the function_graph layout" \
 	eval "head -1 '$TMPD/graph.txt' | grep -qx '# tracer: function_graph'"
 
-# Pairs, depths and durations, per task (the separators name a CPU's task).
+# Pairs, depths and durations, per task (the separators name a CPU's task;
+# before a CPU's first separator its task is not named yet).
 # Prints one line per problem, then "blocks=N closed=N open=N leaves=N".
 graph_check() {
 	awk '
 	function us(s) { return s + 0 }
 	function key(cpu) { return (cpu in task) ? task[cpu] : "first-on-cpu" cpu }
+	# A task is its pid: its comm changes at exec (kernel_init returns as init-1).
+	function pid_of(s) { sub(/.*-/, "", s); return "pid" s }
 	/^ -+$/ { next }
 	/^#/ || /^$/ { next }
 	# " 1)   bash-1234    =>   kworker-7   ": the task that runs on a CPU from here on.
 	/=>/ {
 		cpu = $1; sub(/\)/, "", cpu)
-		prev = $2; next_ = $4
+		prev = pid_of($2); next_ = pid_of($4)
 		if (!(cpu in task) && ("first-on-cpu" cpu) in n) {
-			# The CPU s first task now has a name: its open blocks are that task s.
+			# The CPU s first task now has a name: its open blocks go on that task s.
 			k = "first-on-cpu" cpu
-			for (i = 1; i <= n[k]; i++) { st[prev, i] = st[k, i]; dp[prev, i] = dp[k, i]; kids[prev, i] = kids[k, i] }
-			n[prev] = n[k]; delete n[k]
+			for (i = 1; i <= n[k]; i++) {
+				j = ++n[prev]
+				st[prev, j] = st[k, i]; dp[prev, j] = dp[k, i]; kids[prev, j] = kids[k, i]
+			}
+			delete n[k]
 		}
 		task[cpu] = next_
 		next

@@ -218,6 +218,32 @@ static void test_cpus_switch_depth(void)
 	       body(run(ev2, 2, 2, 0, 0)));
 }
 
+/*
+ * A task that moves while inside a call: its return on CPU 1 comes while
+ * its entry still waits on CPU 0 (nothing else happened there); the entry's
+ * block opens first, on CPU 0, and the return names the function.
+ */
+static void test_moved_while_waiting(void)
+{
+	struct ring_event a0 = ev_task(TASK_A, 24, "kworker/0:2", 0);
+	struct ring_event a1 = ev_task(TASK_A, 24, "kworker/0:2", 1);
+	struct ring_event b1 = ev_task(TASK_B, 20, "kdevtmpfs", 1);
+	struct ring_event ev[] = {
+		enter(1000, KT + 0x100, 0, b1),
+		leave(2000, 1000, KT + 0x100, 0, 0, b1),
+		enter(3000, KT + 0x400, 0, a0),
+		leave(9000, 3000, KT + 0x400, 0, 0, a1),
+	};
+
+	EXPECT(" 1)   1.000 us    |  outer();\n"
+	       " 0)               |  other() {\n"
+	       " ------------------------------------------\n"
+	       " 1)   kdevtmp-20   =>   kworker-24  \n"
+	       " ------------------------------------------\n\n"
+	       " 1)   6.000 us    |  } /* other */\n",
+	       body(run(ev, sizeof(ev) / sizeof(ev[0]), 2, 0, 0)));
+}
+
 /* Calls still running at the end: the open block's line, then one comment each, innermost first. */
 static void test_in_flight(void)
 {
@@ -257,6 +283,7 @@ int main(void)
 	test_nesting();
 	test_retval();
 	test_cpus_switch_depth();
+	test_moved_while_waiting();
 	test_in_flight();
 	test_duration_widths();
 	symtab_destroy(&syms);

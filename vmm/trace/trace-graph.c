@@ -329,6 +329,15 @@ static int graph_event(struct trace_writer *w, const struct ring_event *ev)
 	if (ev->cpu >= w->ncpus)
 		return 0;	/* the ring reader never gives one; a writer does not index past its table */
 	c = &w->cpu[ev->cpu];
+	/*
+	 * The task's entry still waiting on another CPU (it moved there while
+	 * inside the call): its block opens first, on its own CPU, so that no
+	 * line of the task comes before its entry's.
+	 */
+	if (!vmev_is(ev) && ev->task)
+		for (unsigned i = 0; i < w->ncpus; i++)
+			if (i != ev->cpu && w->cpu[i].pending && w->cpu[i].entry.task == ev->task)
+				graph_open_block(w, &w->cpu[i]);
 	if (!vmev_is(ev) && (ev->flags & VT_REC_FLAG_EXIT)) {
 		if (!c->pending || c->entry.func != ev->func || c->entry.depth != ev->depth ||
 		    c->entry.task != ev->task) {
