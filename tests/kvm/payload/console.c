@@ -172,6 +172,7 @@ void params_parse(const char *cmdline, struct params *p)
 		{ "vt.loop", __builtin_offsetof(struct params, loop) },
 		{ "vt.spin", __builtin_offsetof(struct params, spin) },
 		{ "vt.hostile", __builtin_offsetof(struct params, hostile) },
+		{ "vt.insncost", __builtin_offsetof(struct params, insncost) },
 	};
 	const char *s = cmdline, *value;
 

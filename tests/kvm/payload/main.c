@@ -60,6 +60,11 @@ NORETURN void bsp_main(const uint8_t *boot_params)
 	}
 	loop_spin = p.spin;
 	pr("PAYLOAD start cpus=%lu\n", p.cpus ? p.cpus : 1);
+	if (p.insncost) {
+		insncost_run(p.insncost);
+		pr("PAYLOAD done\n");
+		reset();
+	}
 	if (p.hostile) {
 		hostile_run(p.hostile, p.a, p.spin);
 		pr("PAYLOAD done\n");

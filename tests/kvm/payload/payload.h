@@ -57,6 +57,7 @@ struct params {
 	unsigned long loop;		/* 1: every CPU loops f_mark/f_work until 'q' on COM1 */
 	unsigned long spin;		/* loop: countdown per iteration, outside the stub */
 	unsigned long hostile;		/* a hostile mode (hostile.c), with 2 CPUs but the PTE one */
+	unsigned long insncost;		/* > 0: time each instruction kind that many x 8 times (insncost.c) */
 };
 
 /* console.c */
@@ -81,6 +82,9 @@ unsigned cpu_start_aps(unsigned ncpus, void (*work)(unsigned cpu));
 uint64_t rdtsc(void);
 void cpu_relax(void);
 void nmi_handler(void);
+
+/* insncost.c */
+void insncost_run(unsigned long n);
 
 /* calls.c */
 struct round_counts {
