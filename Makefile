@@ -24,7 +24,7 @@ LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-commo
 # (vmm/$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
 # Dependencies point down the layers: scripts/check-layering.sh.
 ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/*.c))
-VMM_LAYERS    := cli control trace image kvm devices util
+VMM_LAYERS    := cli control trace image kvm qemu devices util
 VMM_SRC       := $(filter-out vmm/cli/main.c,$(sort $(foreach l,$(VMM_LAYERS),$(wildcard vmm/$(l)/*.c))))
 ARCH_HOST_SRC := $(sort $(wildcard vmm/$(HOSTARCH)/*.c))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
@@ -40,8 +40,10 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:%.c=$(O)/%)
 KVMT_SRC  := $(sort $(wildcard tests/kvm/test-*.c))
 KVMT_BIN  := $(KVMT_SRC:%.c=$(O)/%)
+QEMUT_SRC := $(sort $(wildcard tests/qemu/test-*.c))
+QEMUT_BIN := $(QEMUT_SRC:%.c=$(O)/%)
 
-all: $(BIN) $(UNIT_BIN) $(KVMT_BIN) guest-stub
+all: $(BIN) $(UNIT_BIN) $(KVMT_BIN) $(QEMUT_BIN) guest-stub
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -3,8 +3,9 @@
 # What `make check` needs before it builds and runs the tests, on a machine
 # where scripts/setup.sh may never have run: the Debian packages (installed
 # when we are root or have password-less sudo, otherwise named in a warning)
-# and the cached test guests (Debian's stock kernel, the lean kernel, the
-# initramfs). Quick when everything is there already.
+# and the cached test guests (Debian's stock kernel, the lean kernels of
+# x86_64, arm64 and riscv64, the initramfs). Quick when everything is there
+# already.
 #
 # scripts/setup.sh sources this file for the package list and the steps.
 set -euo pipefail
@@ -23,7 +24,8 @@ PREP_PACKAGES=(
 	dwarves						# pahole: the lean test kernel's BTF, and the tests' oracle for it
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
 	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
-	qemu-system-x86					# the reference host
+	qemu-system-x86					# the reference host, the QEMU host backend's x86_64 guests
+	qemu-system-arm qemu-system-misc opensbi	# the QEMU host backend: arm64 and riscv64 guests (OpenSBI: riscv64's firmware)
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
 	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/unit/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
@@ -92,7 +94,9 @@ prep_guests() {
 		prep_apt_update
 		"$prep_here/fetch-debian-kernel.sh"
 	fi
-	"$prep_here/build-lean-kernel.sh"
+	"$prep_here/build-lean-kernel.sh" x86_64
+	"$prep_here/build-lean-kernel.sh" arm64
+	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-initramfs.sh"
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs the test tiers (unit, kvm, e2e, or those named) and counts the
+# Runs the test tiers (unit, qemu, kvm, san, e2e, or those named) and counts the
 # PASS:/FAIL:/SKIP: lines every test prints. A test that exits non-zero
 # without printing FAIL counts as one failure. Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tiers=${*:-unit kvm san e2e}
+tiers=${*:-unit qemu kvm san e2e}
 # The "san" tier: the unit binaries, the KVM tests and two boots again, built
 # with SAN=address,undefined into build/san (make check builds it); any
 # report stops the program, so it fails the test.

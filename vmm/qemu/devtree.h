@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest's device tree, as the QEMU host backend hands it to arm64 and
+ * riscv64 guests: QEMU's own (-machine dumpdtb=) with a /reserved-memory
+ * region added, so that the guest kernel never allocates the memory where
+ * vmmtrace keeps its stub and rings (the role the E820 map plays on x86).
+ */
+#ifndef VMM_QEMU_DEVTREE_H
+#define VMM_QEMU_DEVTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/util/error.h"
+
+/*
+ * Copies the flattened device tree in (len bytes, untrusted: checked by
+ * libfdt) into a new buffer (*out, *out_len; free() it) with a no-map
+ * child "NAME@BASE" of /reserved-memory for [base, base + size), creating
+ * /reserved-memory when the tree has none. The region must lie inside one
+ * range of the tree's /memory nodes.
+ */
+int devtree_add_reserved(const void *in, size_t len, const char *name, uint64_t base, uint64_t size,
+			 void **out, size_t *out_len, struct errbuf *err);
+
+/* The first /memory node's first range (RAM's base and size), from a checked tree. */
+int devtree_memory(const void *fdt, uint64_t *base, uint64_t *size, struct errbuf *err);
+
+#endif
