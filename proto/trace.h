@@ -53,6 +53,14 @@
 #define VT_CFG_STACK_OFF        144	/* task offset of the stack pointer (task_struct.stack), or -1 */
 #define VT_CFG_STACK_SIZE       152	/* the kernel stack's size (THREAD_SIZE) */
 #define VT_CFG_RETURN           160	/* guest VA of vt_stub_return (set by the host) */
+/*
+ * arm64 and riscv64 (issue 12): the guest VA of vt_stub_doorbell, where the
+ * host keeps a breakpoint (the image holds its offset until the host fills
+ * the block). There VT_CFG_CUR_OFF other than -1 means "the current task is
+ * in the arch's register" (arm64: sp_el0), and VT_CFG_CPU_OFF is the address
+ * of cpu_number, to which the CPU's per-CPU offset (tpidr_el1) is added.
+ */
+#define VT_CFG_DOORBELL_PC      168
 #define VT_CFG_SIZE             256	/* the entry point follows the block */
 
 /* Ring header, one per ring, VT_HDR_SIZE apart (read-write for the guest). */
@@ -139,7 +147,8 @@ struct vt_stub_config {
 	uint64_t stack_off;
 	uint64_t stack_size;
 	uint64_t ret_va;
-	uint8_t reserved[VT_CFG_SIZE - 168];
+	uint64_t doorbell_pc;
+	uint8_t reserved[VT_CFG_SIZE - 176];
 };
 
 struct vt_ring_hdr {
@@ -189,6 +198,7 @@ _Static_assert(__builtin_offsetof(struct vt_stub_config, shadow_mask) == VT_CFG_
 _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_off) == VT_CFG_STACK_OFF, "stack_off");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_size) == VT_CFG_STACK_SIZE, "stack_size");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, ret_va) == VT_CFG_RETURN, "ret_va");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, doorbell_pc) == VT_CFG_DOORBELL_PC, "doorbell_pc");
 _Static_assert(VT_SHADOW_FRAME0 + VT_SHADOW_FRAMES * VT_FRAME_SIZE <= VT_SHADOW_SIZE &&
 	       (1 << VT_SHADOW_SHIFT) == VT_SHADOW_SIZE && (1 << VT_FRAME_SHIFT) == VT_FRAME_SIZE, "shadow stack");
 _Static_assert(sizeof(struct vt_ring_hdr) == VT_HDR_SIZE && (1 << VT_HDR_SHIFT) == VT_HDR_SIZE, "hdr size");

@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Download Debian's stock kernel: whatever linux-image-amd64 depends on today
-# (never a hard-coded version), unpacked into the cache.
+# Download Debian's stock kernel: whatever linux-image-<flavour> depends on
+# today (never a hard-coded version), unpacked into the cache.
+#
+#   scripts/fetch-debian-kernel.sh [amd64|arm64]     (default amd64)
+#
+# amd64: $VMMTRACE_CACHE/stock-bzImage. arm64 (a multiarch download: needs
+# `dpkg --add-architecture arm64` and apt-get update, which
+# scripts/prepare-tests.sh does as root): $VMMTRACE_CACHE/stock-arm64-Image,
+# Debian's vmlinuz for arm64, a plain arm64 Image (gzip-compressed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-[ -n "$pkg" ] || die "cannot resolve linux-image-amd64's kernel package (run apt-get update)"
-out="$VMMTRACE_CACHE/$pkg"
+arch=${1:-amd64}
+case $arch in
+amd64) meta=linux-image-amd64 link=stock-bzImage ;;
+arm64) meta=linux-image-arm64:arm64 link=stock-arm64-Image ;;
+*) die "unknown Debian architecture '$arch' (amd64 or arm64)" ;;
+esac
+pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+hint="run apt-get update"
+[ "$arch" = amd64 ] || hint="dpkg --add-architecture $arch, then apt-get update"
+[ -n "$pkg" ] || die "cannot resolve $meta's kernel package ($hint)"
+out="$VMMTRACE_CACHE/${pkg%%:*}"
 if ! ls "$out"/boot/vmlinuz-* >/dev/null 2>&1; then
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 	say "downloading $pkg"
@@ -18,5 +33,5 @@ if ! ls "$out"/boot/vmlinuz-* >/dev/null 2>&1; then
 	rm -rf "$out.tmp/lib/modules"
 	mv "$out.tmp" "$out"
 fi
-ln -sfn "$out/boot/$(cd "$out/boot" && ls vmlinuz-* | head -n1)" "$VMMTRACE_CACHE/stock-bzImage"
-say "stock kernel: $(readlink "$VMMTRACE_CACHE/stock-bzImage")"
+ln -sfn "$out/boot/$(cd "$out/boot" && ls vmlinuz-* | head -n1)" "$VMMTRACE_CACHE/$link"
+say "stock $arch kernel: $(readlink "$VMMTRACE_CACHE/$link")"

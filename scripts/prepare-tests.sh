@@ -3,7 +3,7 @@
 # What `make check` needs before it builds and runs the tests, on a machine
 # where scripts/setup.sh may never have run: the Debian packages (installed
 # when we are root or have password-less sudo, otherwise named in a warning)
-# and the cached test guests (Debian's stock kernel, the lean kernels of
+# and the cached test guests (Debian's stock amd64 and arm64 kernels, the lean kernels of
 # x86_64, arm64 and riscv64, the initramfs). Quick when everything is there
 # already.
 #
@@ -93,6 +93,17 @@ prep_guests() {
 		prep_find_root noninteractive || die "cannot fetch Debian's kernel (apt-get update as root may help)"
 		prep_apt_update
 		"$prep_here/fetch-debian-kernel.sh"
+	fi
+	# Debian's arm64 kernel is a multiarch download: arm64 must be a foreign architecture.
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		prep_find_root noninteractive || die "Debian's arm64 kernel needs: dpkg --add-architecture arm64 && apt-get update (as root)"
+		$PREP_SUDO dpkg --add-architecture arm64
+		prep_apt_update
+	fi
+	if ! "$prep_here/fetch-debian-kernel.sh" arm64; then
+		prep_find_root noninteractive || die "cannot fetch Debian's arm64 kernel (apt-get update as root may help)"
+		prep_apt_update
+		"$prep_here/fetch-debian-kernel.sh" arm64
 	fi
 	"$prep_here/build-lean-kernel.sh" x86_64
 	"$prep_here/build-lean-kernel.sh" arm64

@@ -17,14 +17,15 @@ mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 for tier in $tiers; do
 	case $tier in
-	# Two boots under the sanitizers: every slot with tiny rings (doorbells,
+	# The qemu tier's programs too (the gdbstub client, QEMU's process, the
+	# device tree: ~15 s). Two boots under the sanitizers: every slot with tiny rings (doorbells,
 	# the hand-off) and live attach (control socket, RCU tables, patching).
 	# Not again under them: formats.sh and examples.sh, whose host code (the
 	# writers, report) the sanitized unit tests already run, tasks.sh,
 	# whose host code (BTF, the task fields) every sanitized lean boot runs,
 	# and graph.sh, whose writer and record checks run sanitized as unit
 	# tests; they would only cost four more boots (about 7 minutes).
-	san) list="build/san/tests/unit/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph)\.sh$')
+	san) list="build/san/tests/unit/test-* build/san/tests/qemu/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph)\.sh$')
 		tests/e2e/trace-reference.sh tests/e2e/attach-stress.sh" ;;
 	# attach-stress.sh on 2 vCPUs runs in the san tier only: the e2e tier
 	# runs the same test on 4 vCPUs with the plain build.

@@ -23,7 +23,7 @@
 
 #include "tests/unit/check.h"
 #include "vmm/qemu/devtree.h"
-#include "vmm/qemu/qemu.h"
+#include "tests/qemu/qtest.h"
 
 struct guest_arch {
 	const char *name, *binary, *cpu, *bios, *dir, *console;
@@ -39,31 +39,11 @@ static const struct guest_arch arches[] = {
 #define MiB (1ULL << 20)
 #define PATTERN 0x5a
 
-static char cache[512];
-
-static uint64_t sysmap_addr(const char *dir, const char *name)
-{
-	char path[640], line[256], sym[200], type;
-	unsigned long long addr;
-	uint64_t found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s/System.map", cache, dir);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %199s", &addr, &type, sym) == 3 && !strcmp(sym, name))
-			found = addr;
-	fclose(f);
-	return found;
-}
-
-/* Boots to rest_init with dtb (NULL: QEMU's own); how many bytes of [off, off+len) of RAM changed. */
 static long boot_and_count(const struct guest_arch *a, const char *dtb, uint64_t off, uint64_t len,
 			   struct errbuf *err)
 {
 	char kernel[640], cmdline[128];
-	uint64_t stop = sysmap_addr(a->dir, "rest_init"), pc = 0;
+	uint64_t stop = qtest_sysmap(a->dir, "rest_init"), pc = 0;
 	struct qemu q;
 	struct gdb_stop st;
 	uint8_t regs[4096];
@@ -71,7 +51,7 @@ static long boot_and_count(const struct guest_arch *a, const char *dtb, uint64_t
 	long changed = 0;
 	int rc;
 
-	snprintf(kernel, sizeof(kernel), "%s/%s/Image", cache, a->dir);
+	snprintf(kernel, sizeof(kernel), "%s/%s/Image", qtest_cache_dir(), a->dir);
 	snprintf(cmdline, sizeof(cmdline), "%s nokaslr panic=-1", a->console);
 	struct qemu_config cfg = {
 		.binary = a->binary, .machine = "virt", .cpu = a->cpu, .bios = a->bios, .ncpus = 1,
@@ -79,7 +59,7 @@ static long boot_and_count(const struct guest_arch *a, const char *dtb, uint64_t
 		.console_path = "/dev/null", .timeout_ms = 10000,
 	};
 	if (!stop)
-		return err_set(err, ENOENT, "no rest_init in %s/%s/System.map", cache, a->dir);
+		return err_set(err, ENOENT, "no rest_init in %s/%s/System.map", qtest_cache_dir(), a->dir);
 	if ((rc = qemu_start(&q, &cfg, err)))
 		return rc;
 	memset(q.ram + off, PATTERN, len);
@@ -151,11 +131,11 @@ static void test_arch(const struct guest_arch *a)
 	      "%s: a region that wraps: %s", a->name, err.msg);
 
 	/* The guest keeps out of the reserved region; without it, it does not. */
-	snprintf(kernel, sizeof(kernel), "%s/%s/Image", cache, a->dir);
+	snprintf(kernel, sizeof(kernel), "%s/%s/Image", qtest_cache_dir(), a->dir);
 	fd = mkstemp(dtb_path);
 	if (access(kernel, R_OK) || fd < 0 || !out || write(fd, out, out_len) != (ssize_t)out_len) {
 		CHECK(0, "%s: the lean kernel is in %s/%s (scripts/build-lean-kernel.sh %s) and the tree is written",
-		      a->name, cache, a->dir, a->name);
+		      a->name, qtest_cache_dir(), a->dir, a->name);
 	} else {
 		err.msg[0] = 0;
 		long with = boot_and_count(a, dtb_path, rbase - base, 16 * MiB, &err);
@@ -178,12 +158,6 @@ static void test_arch(const struct guest_arch *a)
 
 int main(int argc, char **argv)
 {
-	const char *c = getenv("VMMTRACE_CACHE"), *home = getenv("HOME");
-
-	if (c)
-		snprintf(cache, sizeof(cache), "%s", c);
-	else
-		snprintf(cache, sizeof(cache), "%s/.cache/vmmtrace", home ? home : "/root");
 	signal(SIGPIPE, SIG_IGN);
 	for (unsigned i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
 		int want = argc == 1;

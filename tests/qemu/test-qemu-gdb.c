@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/qemu/qemu.h"
+#include "tests/qemu/qtest.h"
 
 struct guest_arch {
 	const char *name, *binary, *machine, *cpu, *bios, *dir, *image, *console;
@@ -46,27 +46,6 @@ static const struct guest_arch arches[] = {
 	{ "riscv64", "qemu-system-riscv64", "virt", NULL, "default", "lean-riscv64", "Image", "console=ttyS0",
 	  32 * 8, { 0x01, 0xa0 }, 2, 2, "rest_init" },
 };
-
-static char cache[512];
-
-/* An address from the kernel's System.map, or 0. */
-static uint64_t sysmap_addr(const char *dir, const char *name)
-{
-	char path[640], line[256], sym[200], type;
-	unsigned long long addr;
-	uint64_t found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s/System.map", cache, dir);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %199s", &addr, &type, sym) == 3 && !strcmp(sym, name))
-			found = addr;
-	fclose(f);
-	return found;
-}
 
 static int read_pc(struct qemu *q, const struct guest_arch *a, uint64_t *pc, struct errbuf *err)
 {
@@ -92,7 +71,7 @@ static const uint8_t *find_bytes(const uint8_t *hay, uint64_t len, const uint8_t
 static void test_arch(const struct guest_arch *a)
 {
 	char kernel[640], console[] = "/tmp/vt-qemu-console.XXXXXX", cmdline[128];
-	uint64_t sk = sysmap_addr(a->dir, "start_kernel"), later = sysmap_addr(a->dir, a->later), pc = 0;
+	uint64_t sk = qtest_sysmap(a->dir, "start_kernel"), later = qtest_sysmap(a->dir, a->later), pc = 0;
 	struct qemu q;
 	struct gdb_stop st;
 	struct errbuf err = { "" };
@@ -101,11 +80,11 @@ static void test_arch(const struct guest_arch *a)
 	unsigned nthreads = 0;
 	int fd = mkstemp(console), rc;
 
-	snprintf(kernel, sizeof(kernel), "%s/%s/%s", cache, a->dir, a->image);
+	snprintf(kernel, sizeof(kernel), "%s/%s/%s", qtest_cache_dir(), a->dir, a->image);
 	snprintf(cmdline, sizeof(cmdline), "%s nokaslr panic=-1", a->console);
 	if (access(kernel, R_OK) || !sk || !later || fd < 0) {
 		CHECK(0, "%s: the lean kernel and its System.map are in %s/%s (scripts/build-lean-kernel.sh %s)",
-		      a->name, cache, a->dir, a->name);
+		      a->name, qtest_cache_dir(), a->dir, a->name);
 		return;
 	}
 	close(fd);
@@ -204,7 +183,7 @@ static void test_parent_death(void)
 	int p[2], status = 0;
 	pid_t child, qpid = -1, r = 0;
 
-	snprintf(kernel, sizeof(kernel), "%s/lean/bzImage", cache);
+	snprintf(kernel, sizeof(kernel), "%s/lean/bzImage", qtest_cache_dir());
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) || pipe(p)) {
 		CHECK(0, "subreaper and pipe");
 		return;
@@ -241,12 +220,6 @@ static void test_parent_death(void)
 
 int main(int argc, char **argv)
 {
-	const char *c = getenv("VMMTRACE_CACHE"), *home = getenv("HOME");
-
-	if (c)
-		snprintf(cache, sizeof(cache), "%s", c);
-	else
-		snprintf(cache, sizeof(cache), "%s/.cache/vmmtrace", home ? home : "/root");
 	signal(SIGPIPE, SIG_IGN);
 	for (unsigned i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
 		int want = argc == 1;
