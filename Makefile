@@ -33,6 +33,7 @@ LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 # live next to it and add its embedded image to LIB_OBJ.
 include guest-stub/$(HOSTARCH)/stub.mk
 include guest-stub/arm64/stub.mk
+include guest-stub/riscv64/stub.mk
 include tests/kvm/payload/payload.mk
 LIB           := $(O)/libvmmtrace.a
 BIN           := $(O)/vmmtrace
