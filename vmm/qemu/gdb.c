@@ -288,8 +288,10 @@ int gdb_receive(struct gdb *g, int timeout_ms, struct errbuf *err)
 		}
 		n = gdb_decode(g->in + 1, body, g->pkt, GDB_PACKET_MAX);
 		consume(g, body + 4);
-		if ((rc = write_all(g->fd, "+", 1, err)))
-			return rc;
+		/* A peer that closed after its last packet (QEMU exiting after "W") needs no ack. */
+		rc = write_all(g->fd, "+", 1, NULL);
+		if (rc && rc != -EPIPE && rc != -ECONNRESET)
+			return err_set(err, -rc, "gdbstub: write: %s", strerror(-rc));
 		if (n < 0)
 			return err_set(err, EPROTO, "gdbstub: a malformed packet (bad escape or repeat)");
 		g->pkt[n] = 0;

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QEMU host's operations (vmm/qemu/qhost.h) over the gdbstub in
+ * all-stop mode: QEMU's thread ids are its vCPUs (cpu_index + 1), a stop
+ * reply stops every vCPU, vCont resumes chosen ones while the others stay
+ * stopped, and the QEMU-specific Qqemu.PhyMemMode packet switches memory
+ * accesses to guest-physical addresses.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/qemu/qhost.h"
+
+/* The gdbstub's thread id to a vCPU index, or -1. */
+static int cpu_of(const struct qhost *h, long thread)
+{
+	for (unsigned i = 0; i < h->ncpus; i++)
+		if (h->thread[i] == thread)
+			return (int)i;
+	return -1;
+}
+
+int qhost_open(struct qhost *h, const struct qemu_config *cfg, const struct qhost_arch *arch,
+	       struct errbuf *err)
+{
+	long ids[GDB_MAX_THREADS];
+	unsigned n = 0;
+	int rc;
+
+	memset(h, 0, offsetof(struct qhost, arch));
+	h->arch = *arch;
+	h->ncpus = 0;
+	h->running = h->phys_mode = h->exited = 0;
+	if ((rc = qemu_start(&h->q, cfg, err)))
+		return rc;
+	if ((rc = gdb_threads(&h->q.gdb, ids, GDB_MAX_THREADS, &n, err)))
+		goto fail;
+	if (n != cfg->ncpus || n > QHOST_MAX_CPUS) {
+		rc = err_set(err, EPROTO, "qemu: %u gdbstub threads for %u vCPUs", n, cfg->ncpus);
+		goto fail;
+	}
+	/* vCPU i is the i-th thread id in increasing order (cpu_index + 1). */
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			if (ids[j] < ids[i]) {
+				long t = ids[i];
+
+				ids[i] = ids[j];
+				ids[j] = t;
+			}
+	memcpy(h->thread, ids, n * sizeof(ids[0]));
+	h->ncpus = n;
+	return 0;
+fail:
+	qemu_stop(&h->q);
+	return rc;
+}
+
+void qhost_close(struct qhost *h)
+{
+	qemu_stop(&h->q);
+	h->running = 0;
+}
+
+int qhost_resume(struct qhost *h, struct errbuf *err)
+{
+	int rc;
+
+	if (h->exited)
+		return err_set(err, ECHILD, "qemu: the guest has ended");
+	if (h->running)
+		return 0;
+	rc = gdb_continue(&h->q.gdb, err);
+	h->running = !rc;
+	return rc;
+}
+
+/* A stop reply in g->pkt turned into *st (the stopping vCPU and its PC). */
+static int took_stop(struct qhost *h, const struct gdb_stop *gs, struct qhost_stop *st, struct errbuf *err)
+{
+	int cpu;
+
+	h->running = 0;
+	if (gs->kind != GDB_STOP_SIGNAL) {
+		h->exited = 1;
+		return err_set(err, ECHILD, "qemu: the guest ended (%s %u)",
+			       gs->kind == GDB_STOP_EXITED ? "exit status" : "signal", gs->sig);
+	}
+	cpu = gs->thread ? cpu_of(h, gs->thread) : 0;
+	if (cpu < 0)
+		return err_set(err, EPROTO, "qemu: a stop on unknown thread %ld", gs->thread);
+	if (!st)
+		return 0;
+	st->cpu = (unsigned)cpu;
+	return qhost_vcpu_pc(h, st->cpu, &st->pc, err);
+}
+
+int qhost_pause(struct qhost *h, struct qhost_stop *st, struct errbuf *err)
+{
+	struct gdb_stop gs;
+	int rc;
+
+	if (st)
+		st->cpu = QHOST_MAX_CPUS;
+	if (!h->running)
+		return 0;
+	/*
+	 * A breakpoint's stop reply may be on its way already; then QEMU is
+	 * stopped, ignores the interrupt, and that reply is the one read.
+	 */
+	if ((rc = gdb_interrupt(&h->q.gdb, &gs, err)))
+		return rc == -ECONNRESET || rc == -EPIPE ? (h->exited = 1, h->running = 0, -ECHILD) : rc;
+	rc = took_stop(h, &gs, st, err);
+	/* SIGINT: our interrupt, not a breakpoint. */
+	if (!rc && st && gs.sig == 2 && !gs.hwbreak && !gs.swbreak)
+		st->cpu = QHOST_MAX_CPUS;
+	return rc;
+}
+
+int qhost_wait(struct qhost *h, int timeout_ms, struct qhost_stop *st, struct errbuf *err)
+{
+	struct gdb_stop gs;
+	int rc;
+
+	if (!h->running)
+		return err_set(err, EINVAL, "qemu: waiting for a stop while stopped");
+	rc = gdb_wait_stop(&h->q.gdb, timeout_ms, &gs, err);
+	if (rc == -ECONNRESET || rc == -EPIPE) {
+		h->exited = 1;
+		h->running = 0;
+		return -ECHILD;
+	}
+	return rc ? rc : took_stop(h, &gs, st, err);
+}
+
+int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_stop *st,
+		  struct errbuf *err)
+{
+	char cmd[16 + QHOST_MAX_CPUS * 24];
+	size_t len = (size_t)snprintf(cmd, sizeof(cmd), "vCont");
+	struct qhost_stop tmp;
+	int rc;
+
+	if (st)
+		st->cpu = QHOST_MAX_CPUS;
+	if (h->running)
+		return err_set(err, EINVAL, "qemu: let_run while running");
+	for (unsigned i = 0; i < h->ncpus; i++)
+		if (mask & (1ULL << i))
+			len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, ";c:%lx", h->thread[i]);
+	if (!strcmp(cmd, "vCont"))
+		return 0;
+	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
+		return rc;
+	h->running = 1;
+	rc = qhost_wait(h, (int)run_ms, st ? st : &tmp, err);
+	if (rc == -ETIMEDOUT)
+		rc = qhost_pause(h, st, err);
+	return rc;
+}
+
+int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
+{
+	uint8_t regs[4096];
+	size_t n;
+	int rc;
+
+	if (cpu >= h->ncpus)
+		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
+	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)) ||
+	    (rc = gdb_read_regs(&h->q.gdb, regs, sizeof(regs), &n, err)))
+		return rc;
+	if (n < h->arch.pc_off + 8)
+		return err_set(err, EPROTO, "qemu: a 'g' reply of %zu bytes has no PC", n);
+	memcpy(pc, regs + h->arch.pc_off, 8);
+	return 0;
+}
+
+void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len)
+{
+	if (gpa < h->arch.ram_gpa || len > h->q.ram_size || gpa - h->arch.ram_gpa > h->q.ram_size - len)
+		return NULL;
+	return h->q.ram + (gpa - h->arch.ram_gpa);
+}
+
+static int phys_mode(struct qhost *h, int on, struct errbuf *err)
+{
+	int rc;
+
+	if (h->phys_mode == on)
+		return 0;
+	rc = gdb_request(&h->q.gdb, on ? "Qqemu.PhyMemMode:1" : "Qqemu.PhyMemMode:0", err);
+	if (!rc && strcmp(h->q.gdb.pkt, "OK"))
+		rc = err_set(err, EOPNOTSUPP, "qemu: the gdbstub has no physical memory mode ('%.16s')",
+			     h->q.gdb.pkt);
+	if (!rc)
+		h->phys_mode = on;
+	return rc;
+}
+
+int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len, struct errbuf *err)
+{
+	int rc;
+
+	if (h->running)
+		return err_set(err, EINVAL, "qemu: code written while the guest runs");
+	if (!qhost_gpa_ptr(h, gpa, len))
+		return err_set(err, ERANGE, "qemu: code at %#llx+%zu is outside guest RAM",
+			       (unsigned long long)gpa, len);
+	if ((rc = phys_mode(h, 1, err)))
+		return rc;
+	rc = gdb_write_mem(&h->q.gdb, gpa, buf, len, err);
+	return phys_mode(h, 0, rc ? NULL : err) ? (rc ? rc : -EIO) : rc;
+}
+
+int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err)
+{
+	int rc = phys_mode(h, 0, err);
+
+	if (!rc)
+		rc = gdb_select_thread(&h->q.gdb, h->thread[0], err);
+	return rc ? rc : gdb_read_mem(&h->q.gdb, va, buf, len, err);
+}
+
+int qhost_set_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)
+{
+	return gdb_set_break(&h->q.gdb, hw, va, h->arch.bp_kind, err);
+}
+
+int qhost_clear_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)
+{
+	return gdb_clear_break(&h->q.gdb, hw, va, h->arch.bp_kind, err);
+}
+
+int qhost_step_over(struct qhost *h, int hw, const struct qhost_stop *st, struct errbuf *err)
+{
+	char cmd[32];
+	struct qhost_stop after;
+	int rc;
+
+	if (st->cpu >= h->ncpus)
+		return err_set(err, EINVAL, "qemu: step over on no vCPU");
+	if ((rc = qhost_clear_break(h, hw, st->pc, err)))
+		return rc;
+	snprintf(cmd, sizeof(cmd), "vCont;s:%lx", h->thread[st->cpu]);
+	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
+		return rc;
+	h->running = 1;
+	rc = qhost_wait(h, h->q.gdb.timeout_ms, &after, err);
+	return rc ? rc : qhost_set_break(h, hw, st->pc, err);
+}
