@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmmtrace's arm64 guest stub (issue 12; first version: function, caller,
- * CPU, irqs-off, task pointer, arguments). A traced function's slot is
+ * vmmtrace's arm64 guest stub (issue 12): function, caller, CPU, the task
+ * and its context (pid, comm, preempt count, need-resched, migrate-disable,
+ * irqs-off), arguments. A traced function's slot is
  * `mov x9, x30; bl vt_stub_entry` (docs/ARCH-SLOTS.md): the stub finds the
  * caller's return address in x9 and slot + 8 in x30, appends one record
  * (proto/trace.h) to its CPU's ring and returns to slot + 8 with x30 as the
@@ -104,7 +105,39 @@ vt_stub_entry:
 	stp	x11, x15, [x16, #VT_REC_COMM]
 2:	str	x14, [x16, #VT_REC_TASK]
 	str	wzr, [x16, #VT_REC_PREEMPT]
-	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
+	cbz	x14, 7f
+
+	/*
+	 * The preempt count: thread_info.preempt_count, 64 bits, the count in
+	 * the low half and the need-resched bit inverted at bit 32
+	 * (arch/arm64/include/asm/preempt.h): clear means a resched is due.
+	 */
+	ldr	x15, cfg + VT_CFG_PC_OFF
+	cmn	x15, #1
+	b.eq	5f
+	ldr	x15, [x14, x15]
+	orr	x12, x12, #VT_REC_FLAG_CTX
+	str	w15, [x16, #VT_REC_PREEMPT]
+	tbnz	x15, #32, 5f
+	orr	x12, x12, #VT_REC_FLAG_PREEMPT_RESCHED
+	/* The thread flags' need-resched bit, and migrate-disable (at most 15). */
+5:	ldr	x15, cfg + VT_CFG_TIF_OFF
+	cmn	x15, #1
+	b.eq	6f
+	ldr	x15, [x14, x15]
+	ldr	x11, cfg + VT_CFG_TIF_MASK
+	tst	x15, x11
+	b.eq	6f
+	orr	x12, x12, #VT_REC_FLAG_NEED_RESCHED
+6:	ldr	x15, cfg + VT_CFG_MIGR_OFF
+	cmn	x15, #1
+	b.eq	7f
+	ldrh	w15, [x14, x15]
+	mov	w11, #15
+	cmp	w15, w11
+	csel	w15, w15, w11, ls
+	orr	x12, x12, x15, lsl #VT_REC_MIGR_SHIFT
+7:	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
 	str	w12, [x16, #VT_REC_CPU_FLAGS]
 	add	x16, x16, #VT_REC_COMMIT
 	stlr	w13, [x16]			/* publish: every store above is seen first */

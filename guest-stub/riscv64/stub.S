@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmmtrace's riscv64 guest stub (issue 12; first version: function,
- * caller, CPU, irqs-off, task pointer with pid and comm, arguments). A
+ * vmmtrace's riscv64 guest stub (issue 12): function, caller, CPU, the
+ * task and its context (pid, comm, preempt count, need-resched,
+ * migrate-disable, irqs-off), arguments. A
  * traced function's slot is `auipc t0, hi; jalr t0, lo(t0)`
  * (docs/ARCH-SLOTS.md): the stub finds slot + 8 in t0 and the caller's
  * return address in ra (untouched by the slot), appends one record
@@ -94,14 +95,42 @@ vt_stub_entry:
 	seqz	t4, t4				/* SIE clear at entry: irqs off */
 	ori	t4, t4, VT_REC_FLAG_ARGS
 
-	/* The task: pid and comm at the offsets the host found in BTF. */
+	/* The task: its context, pid and comm at the offsets the host found in BTF. */
 	li	s1, 0
+	sw	zero, VT_REC_PREEMPT(t5)
 	ld	t2, VT_CFG_CUR_OFF(s0)
 	addi	t2, t2, 1
 	beqz	t2, 4f
 	mv	s1, tp
 	ori	t4, t4, VT_REC_FLAG_TASK
-	ld	t2, VT_CFG_PID_OFF(s0)
+	/* thread_info.preempt_count: the generic one, without a resched bit. */
+	ld	t2, VT_CFG_PC_OFF(s0)
+	addi	s2, t2, 1
+	beqz	s2, 5f
+	add	t2, t2, tp
+	lw	t2, 0(t2)
+	sw	t2, VT_REC_PREEMPT(t5)
+	ori	t4, t4, VT_REC_FLAG_CTX
+5:	ld	t2, VT_CFG_TIF_OFF(s0)
+	addi	s2, t2, 1
+	beqz	s2, 6f
+	add	t2, t2, tp
+	ld	t2, 0(t2)
+	ld	s2, VT_CFG_TIF_MASK(s0)
+	and	t2, t2, s2
+	beqz	t2, 6f
+	ori	t4, t4, VT_REC_FLAG_NEED_RESCHED
+6:	ld	t2, VT_CFG_MIGR_OFF(s0)
+	addi	s2, t2, 1
+	beqz	s2, 7f
+	add	t2, t2, tp
+	lhu	t2, 0(t2)
+	li	s2, 15
+	bleu	t2, s2, 8f
+	mv	t2, s2
+8:	slli	t2, t2, VT_REC_MIGR_SHIFT
+	or	t4, t4, t2
+7:	ld	t2, VT_CFG_PID_OFF(s0)
 	add	t2, t2, tp
 	lw	t2, 0(t2)
 	sw	t2, VT_REC_PID(t5)
@@ -112,7 +141,6 @@ vt_stub_entry:
 	ld	s0, 8(t2)
 	sd	s0, VT_REC_COMM + 8(t5)
 4:	sd	s1, VT_REC_TASK(t5)
-	sw	zero, VT_REC_PREEMPT(t5)
 	slli	t4, t4, 16
 	or	t4, t4, t1			/* cpu | flags << 16 */
 	sw	t4, VT_REC_CPU_FLAGS(t5)

@@ -49,13 +49,15 @@ struct stub_arch {
 	const char *data_start, *data_end;
 	uint64_t data_end_align;
 	int cpu_in_task;		/* cpu number: thread_info.cpu (riscv64), else cpu_number per CPU */
+	unsigned tif_need_resched;	/* TIF_NEED_RESCHED's bit */
+	int resched_bit32;		/* arm64: preempt_count's bit 32 is the inverted need-resched */
 };
 
 static const struct stub_arch stub_arches[] = {
 	{ "arm64", "lean-arm64", "qemu-system-aarch64", "max", NULL, "console=ttyAMA0 nokaslr", SLOT_ARCH_ARM64, 4,
-	  "__primary_switched", "_text", "_etext", "init_pg_end", "_end", 0, 0 },
+	  "__primary_switched", "_text", "_etext", "init_pg_end", "_end", 0, 0, 1, 1 },
 	{ "riscv64", "lean-riscv64", "qemu-system-riscv64", NULL, "default", "console=ttyS0", SLOT_ARCH_RISCV64, 2,
-	  "soc_early_init", "_start", "__init_begin", "_end", "_end", 2 << 20, 1 },
+	  "soc_early_init", "_start", "__init_begin", "_end", "_end", 2 << 20, 1, 3, 0 },
 };
 
 static const struct stub_arch *A;	/* the one under test */
@@ -80,7 +82,13 @@ struct sink {
 	uint64_t init_task, text_lo, text_hi, last_tsc;
 	unsigned bad;
 	char first_bad[160];
+	/* The context of the first event; every other must have the same (no PREEMPT_COUNT here). */
+	int have_ctx;
+	uint32_t preempt;
+	uint16_t ctx_flags;
 };
+
+#define CTX_FLAGS (VT_REC_FLAG_CTX | VT_REC_FLAG_NEED_RESCHED | VT_REC_FLAG_PREEMPT_RESCHED | VT_REC_MIGR_MASK)
 
 static int sink_event(void *opaque, const struct ring_event *ev)
 {
@@ -97,6 +105,15 @@ static int sink_event(void *opaque, const struct ring_event *ev)
 		why = "caller outside the kernel's text";
 	else if (ev->tsc < s->last_tsc)
 		why = "time went back";
+	else if (!(ev->flags & VT_REC_FLAG_CTX))
+		why = "no preempt count";
+	else if (s->have_ctx && (ev->preempt != s->preempt || (ev->flags & CTX_FLAGS) != s->ctx_flags))
+		why = "context changed";
+	if (!s->have_ctx) {
+		s->have_ctx = 1;
+		s->preempt = ev->preempt;
+		s->ctx_flags = ev->flags & CTX_FLAGS;
+	}
 	if (why && !s->bad++)
 		snprintf(s->first_bad, sizeof(s->first_bad), "%s (func %#llx parent %#llx task %#llx pid %d comm '%s')",
 			 why, (unsigned long long)ev->func, (unsigned long long)ev->parent,
@@ -118,8 +135,12 @@ static long member_offset(const struct btf *btf, const char *type, const char *m
 	return -1;
 }
 
-/* task_struct's pid and comm offsets, and thread_info.cpu's, from the kernel's BTF. */
-static int task_offsets(uint64_t *pid, uint64_t *comm, uint64_t *cpu)
+struct task_offs {
+	uint64_t pid, comm, cpu, preempt, flags, migr;
+};
+
+/* task_struct's members the stubs read, from the kernel's BTF (thread_info is task_struct's first). */
+static int task_offsets(struct task_offs *o)
 {
 	char path[640];
 	struct btf *btf;
@@ -131,13 +152,42 @@ static int task_offsets(uint64_t *pid, uint64_t *comm, uint64_t *cpu)
 		return -errno;
 	long p = member_offset(btf, "task_struct", "pid"), c = member_offset(btf, "task_struct", "comm");
 	long ti = member_offset(btf, "task_struct", "thread_info"), tc = member_offset(btf, "thread_info", "cpu");
+	long tp = member_offset(btf, "thread_info", "preempt_count"), tf = member_offset(btf, "thread_info", "flags");
+	long m = member_offset(btf, "task_struct", "migration_disabled");
 
-	rc = p < 0 || c < 0 || ti < 0 ? -ENOENT : 0;
-	*pid = (uint64_t)p;
-	*comm = (uint64_t)c;
-	*cpu = ti >= 0 && tc >= 0 ? (uint64_t)(ti + tc) : UINT64_MAX;
+	/* arm64's preempt_count sits in an anonymous union: found by its own name there. */
+	if (tp < 0) {
+		int id = btf__find_by_name_kind(btf, "thread_info", BTF_KIND_STRUCT);
+		const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (unsigned)id) : NULL;
+		const struct btf_member *mb = t ? btf_members(t) : NULL;
+
+		for (unsigned i = 0; t && i < btf_vlen(t) && tp < 0; i++, mb++) {
+			const struct btf_type *u = btf__type_by_id(btf, mb->type);
+
+			if (!btf_is_union(u))
+				continue;
+			const struct btf_member *um = btf_members(u);
+
+			for (unsigned j = 0; j < btf_vlen(u); j++, um++)
+				if (!strcmp(btf__name_by_offset(btf, um->name_off), "preempt_count"))
+					tp = (long)(btf_member_bit_offset(t, i) / 8);
+		}
+	}
+	rc = p < 0 || c < 0 || ti < 0 || tp < 0 || tf < 0 || m < 0 ? -ENOENT : 0;
+	o->pid = (uint64_t)p;
+	o->comm = (uint64_t)c;
+	o->cpu = ti >= 0 && tc >= 0 ? (uint64_t)(ti + tc) : UINT64_MAX;
+	o->preempt = (uint64_t)(ti + tp);
+	o->flags = (uint64_t)(ti + tf);
+	o->migr = (uint64_t)m;
 	btf__free(btf);
 	return rc;
+}
+
+/* Guest RAM from the image's first byte (at text_off in the mapping), plus off. */
+static const uint8_t *image_ram(const struct qemu *q, uint64_t text_off, uint64_t off)
+{
+	return q->ram + text_off + off;
 }
 
 static int step_over(struct qemu *q, int hw, uint64_t pc, struct errbuf *err)
@@ -222,7 +272,8 @@ static void test_arch(const char *argv0)
 	uint64_t data = qtest_sysmap(A->dir, A->data_start), dend = qtest_sysmap(A->dir, A->data_end);
 	uint64_t entry = qtest_sysmap(A->dir, A->entry), stop = qtest_sysmap(A->dir, "ftrace_init");
 	uint64_t init_task = qtest_sysmap(A->dir, "init_task"), cpu_number = qtest_sysmap(A->dir, "cpu_number");
-	uint64_t pid_off = 0, comm_off = 0, ti_cpu_off = 0, pc = 0, stub, text_off = 0, doorbells = 0;
+	struct task_offs to = { 0, 0, 0, 0, 0, 0 };
+	uint64_t pc = 0, stub, text_off = 0, doorbells = 0;
 	char stub_path[600], image_path[640];
 	uint8_t image_head[64], *stub_img = NULL;
 	struct errbuf err = { "" };
@@ -241,8 +292,8 @@ static void test_arch(const char *argv0)
 	CHECK(!rc && stub_len > VT_CFG_SIZE && stub_len <= 4096, "%s: the stub is built: %s (%zu bytes)", A->name,
 	      stub_path, stub_len);
 	if (rc || !text || !stub_end || !data || !dend || !entry || !stop || !init_task ||
-	    (!A->cpu_in_task && !cpu_number) || task_offsets(&pid_off, &comm_off, &ti_cpu_off) ||
-	    (A->cpu_in_task && ti_cpu_off == UINT64_MAX) || access(image_path, R_OK)) {
+	    (!A->cpu_in_task && !cpu_number) || task_offsets(&to) ||
+	    (A->cpu_in_task && to.cpu == UINT64_MAX) || access(image_path, R_OK)) {
 		CHECK(0, "%s: the lean kernel, its System.map and vmlinux.btf are in %s/%s (scripts/build-lean-kernel.sh %s)",
 		      A->name, qtest_cache_dir(), A->dir, A->name);
 		free(stub_img);
@@ -298,7 +349,7 @@ static void test_arch(const char *argv0)
 	uint64_t doorbell = stub + cfg->doorbell_pc;
 
 	cfg->magic = VT_STUB_MAGIC;
-	cfg->cpu_off = A->cpu_in_task ? ti_cpu_off : cpu_number;
+	cfg->cpu_off = A->cpu_in_task ? to.cpu : cpu_number;
 	cfg->ring_hdrs = data;
 	cfg->ring_recs = data + VT_HDR_SIZE;
 	cfg->ring_bytes = NRECORDS * VT_REC_SIZE;
@@ -306,9 +357,13 @@ static void test_arch(const char *argv0)
 	cfg->limit = NRECORDS;
 	cfg->nrings = 1;
 	cfg->cur_off = 0;
-	cfg->pc_off = cfg->tif_off = cfg->migr_off = cfg->stack_off = UINT64_MAX;
-	cfg->pid_off = pid_off;
-	cfg->comm_off = comm_off;
+	cfg->pc_off = to.preempt;
+	cfg->tif_off = to.flags;
+	cfg->tif_mask = 1ULL << A->tif_need_resched;
+	cfg->migr_off = to.migr;
+	cfg->stack_off = UINT64_MAX;
+	cfg->pid_off = to.pid;
+	cfg->comm_off = to.comm;
 	cfg->doorbell_pc = doorbell;
 	/* The ring is data: through the shared mapping. The stub is code: through the gdbstub. */
 	uint8_t *hdr = q.ram + text_off + (data - text);
@@ -348,8 +403,23 @@ static void test_arch(const char *argv0)
 	      "%s: every record valid, none lost, unfinished or dropped (rejected %llu lost %llu unfinished %llu dropped %llu)",
 	      A->name, (unsigned long long)view.rejected, (unsigned long long)view.lost,
 	      (unsigned long long)view.unfinished, (unsigned long long)view.stub_dropped);
-	CHECK(!s.bad, "%s: each record's task, pid, comm, CPU, caller and time are right (%u bad; first: %s)", A->name,
+	CHECK(!s.bad, "%s: each record's task, pid, comm, CPU, caller, time and context are right (%u bad; first: %s)", A->name,
 	      s.bad, s.first_bad);
+	/* What init_task's thread_info holds, read from guest memory, against what the stub recorded. */
+	const uint8_t *it = image_ram(&q, text_off, init_task - text);
+	uint64_t pc64 = 0, tif = 0;
+	uint16_t migr = 0;
+
+	memcpy(&pc64, it + to.preempt, 8);
+	memcpy(&tif, it + to.flags, 8);
+	memcpy(&migr, it + to.migr, 2);
+	uint16_t want_flags = VT_REC_FLAG_CTX | (tif & (1ULL << A->tif_need_resched) ? VT_REC_FLAG_NEED_RESCHED : 0) |
+			      (A->resched_bit32 && !(pc64 >> 32 & 1) ? VT_REC_FLAG_PREEMPT_RESCHED : 0) |
+			      (uint16_t)((migr > 15 ? 15 : migr) << VT_REC_MIGR_SHIFT);
+
+	CHECK(s.have_ctx && s.preempt == (uint32_t)pc64 && s.ctx_flags == want_flags,
+	      "%s: the context is init_task's: preempt count %u, flags %#x (recorded %u, %#x)", A->name,
+	      (uint32_t)pc64, want_flags, s.preempt, s.ctx_flags);
 	size_t same = 0;
 
 	while (same < got.n && same < want.n && got.func[same] == want.func[same])
