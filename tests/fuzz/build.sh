@@ -6,7 +6,7 @@
 # into another layer (compat-insn.c into vcpu.c) links without the list
 # having to follow every include. Only stale objects are rebuilt.
 
-FUZZ_TARGETS="image sysmap control ring compat slot raw"
+FUZZ_TARGETS="image sysmap control ring compat slot raw gdb"
 # The suite's fixed budget per target: executions from seed 1, about ten
 # seconds each on a 2-core machine. A fixed seed and count make the suite
 # replay the same inputs on every machine, so that it fails on a regression
@@ -15,7 +15,7 @@ fuzz_suite_runs() {
 	case $1 in
 	image) echo 15000 ;; sysmap) echo 1000000 ;; control) echo 1000000 ;;
 	ring) echo 300000 ;; compat) echo 3000000 ;; slot) echo 2500000 ;;
-	raw) echo 250000 ;; kallsyms) echo 200000 ;; *) echo 100000 ;;
+	raw) echo 250000 ;; kallsyms) echo 200000 ;; gdb) echo 100000 ;; *) echo 100000 ;;
 	esac
 }
 FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}
@@ -25,7 +25,7 @@ FUZZ_LIBS="-lbpf -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -
 # The sources of build/libvmmtrace.a, as the Makefile lists them.
 fuzz_lib_sources() {
 	ls arch/*.c arch/*/*.c vmm/cli/*.c vmm/control/*.c vmm/trace/*.c vmm/image/*.c \
-		vmm/kvm/*.c vmm/devices/*.c vmm/util/*.c vmm/x86_64/*.c | grep -v '^vmm/cli/main\.c$'
+		vmm/kvm/*.c vmm/qemu/*.c vmm/devices/*.c vmm/util/*.c vmm/x86_64/*.c | grep -v '^vmm/cli/main\.c$'
 }
 
 # fuzz_build_lib: 0 when build/fuzz/lib.a is up to date.

@@ -65,6 +65,12 @@ static void test_stop(void)
 	CHECK(gdb_parse_stop("T05thread", &st) == -EINVAL, "a pair without ':' is rejected");
 	CHECK(gdb_parse_stop("T05thread:01", &st) == -EINVAL, "a pair without ';' is rejected");
 	CHECK(gdb_parse_stop("T0", &st) == -EINVAL, "a truncated signal is rejected");
+	/* fuzz-gdb's find: a one-byte reply was read past its end. */
+	CHECK(gdb_parse_stop("T", &st) == -EINVAL && gdb_parse_stop("", &st) == -EINVAL,
+	      "a reply of one byte, or none, is rejected");
+	uint8_t b;
+
+	CHECK(gdb_unhex("g", 2, &b, 1) == -EINVAL, "a non-hex first digit stops before the second is read");
 }
 
 /* A peer on the other end of a socket pair: sends raw bytes, reads what the client sent. */

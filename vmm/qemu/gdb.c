@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "vmm/qemu/gdb.h"
@@ -101,7 +102,8 @@ int gdb_unhex(const char *hex, size_t digits, uint8_t *out, size_t cap)
 	if (digits % 2 || digits / 2 > cap)
 		return -EINVAL;
 	for (size_t i = 0; i < digits / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		/* Never past a NUL: the second digit is read only after the first is one. */
+		int hi = hexval(hex[2 * i]), lo = hi < 0 ? -1 : hexval(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -152,7 +154,7 @@ int gdb_parse_stop(const char *pkt, struct gdb_stop *st)
 	uint8_t sig;
 
 	memset(st, 0, sizeof(*st));
-	if ((pkt[0] != 'T' && pkt[0] != 'S' && pkt[0] != 'W' && pkt[0] != 'X') ||
+	if (strnlen(pkt, 3) < 3 || (pkt[0] != 'T' && pkt[0] != 'S' && pkt[0] != 'W' && pkt[0] != 'X') ||
 	    gdb_unhex(pkt + 1, 2, &sig, 1) || (pkt[3] && pkt[0] != 'T' && pkt[3] != ';'))
 		return -EINVAL;
 	st->kind = pkt[0] == 'W' ? GDB_STOP_EXITED : pkt[0] == 'X' ? GDB_STOP_KILLED : GDB_STOP_SIGNAL;
@@ -186,19 +188,18 @@ int gdb_parse_stop(const char *pkt, struct gdb_stop *st)
 	return 0;
 }
 
-/* Waits until fd is readable or the deadline passes. */
+/* Waits until fd is readable or the deadline passes (bytes already there are read even after it). */
 static int wait_readable(int fd, uint64_t deadline_ns)
 {
 	for (;;) {
 		uint64_t now = util_now_ns();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int rc;
+		int rc = poll(&pfd, 1, now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000));
 
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		rc = poll(&pfd, 1, (int)((deadline_ns - now + 999999) / 1000000));
 		if (rc > 0)
 			return 0;
+		if (rc == 0 && util_now_ns() >= deadline_ns)
+			return -ETIMEDOUT;
 		if (rc < 0 && errno != EINTR)
 			return -errno;
 	}
@@ -231,10 +232,11 @@ static void consume(struct gdb *g, size_t n)
 	g->in_len -= n;
 }
 
+/* QEMU may be gone: no SIGPIPE, an error (the socket is a stream socket pair). */
 static int write_all(int fd, const char *buf, size_t len, struct errbuf *err)
 {
 	while (len) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
