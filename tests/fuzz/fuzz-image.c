@@ -2,23 +2,49 @@
 /*
  * libFuzzer target for the kernel-image loader (vmm/image/image.c through
  * image_open_buffer: bzImage setup header, payload codec detection and
- * decompression, ELF headers, the .BTF section's task_struct members as
+ * decompression, ELF headers, raw arm64/riscv64 Images and their synthetic
+ * ELF (image-raw.c), the .BTF section's task_struct members as
  * vmm/trace/task.c finds them) and for decompress_buffer on its own, with
  * the input as a payload of the codec it looks like. Checked: an opened
- * image's ELF and payload lie in memory the image owns; decompression
- * never returns more than the limit it was given; every lookup of an
- * opened image stays in bounds (ASan).
+ * image's ELF and payload lie in memory the image owns; a raw Image's view
+ * is one segment at a page-aligned upper-half address holding the file's
+ * bytes (relocated, for a relocatable arm64 one); decompression never returns more than the limit it was given;
+ * every lookup of an opened image stays in bounds (ASan).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmm/image/image.h"
+#include "vmm/image/kallsyms.h"
 #include "vmm/image/sysmap.h"
 #include "vmm/trace/task.h"
 
 /* Small, so that a bomb costs the fuzzer little: the limit is what is tested. */
 #define FUZZ_MAX_OUT (4u << 20)
+
+/* A raw Image's synthetic ELF (image-raw.c), and its kallsyms through it. */
+static void use_raw(const struct kernel_image *img)
+{
+	const struct elf_image *e = &img->elf;
+	const Elf64_Phdr *ph = e->phdr;
+	struct kallsyms_layout layout;
+	struct symtab tab;
+	struct errbuf err;
+	const uint8_t *p;
+
+	if (e->ehdr->e_phnum != 1 || ph->p_vaddr < (1ull << 63) || ph->p_vaddr % 4096 ||
+	    e->ehdr->e_entry != ph->p_vaddr || ph->p_memsz < ph->p_filesz || img->is_bzimage)
+		abort();
+	/* The file's bytes, unless relocated (a relocatable arm64 Image: image-reloc.c). */
+	p = elf_vaddr_ptr(e, ph->p_vaddr, ph->p_filesz);
+	if (!p || (img->codec == CODEC_NONE && (ph->p_filesz != img->file_size ||
+						(!img->relocations && memcmp(p, img->file, img->file_size)))))
+		abort();
+	symtab_init(&tab);
+	kallsyms_recover(e, &tab, &layout, &err);
+	symtab_destroy(&tab);
+}
 
 static void use_image(const struct kernel_image *img)
 {
@@ -31,6 +57,8 @@ static void use_image(const struct kernel_image *img)
 		abort();
 	if (img->is_bzimage && (img->setup != img->file || img->setup_size >= img->file_size))
 		abort();
+	if (img->is_raw)
+		use_raw(img);
 	for (unsigned i = 0; i < e->ehdr->e_phnum; i++) {
 		const Elf64_Phdr *ph = &e->phdr[i];
 		size_t len = ph->p_filesz ? 1 : 0;

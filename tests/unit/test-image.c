@@ -54,6 +54,29 @@ static void expect_bad(const char *name, const struct fx_buf *buf, const char *m
 		image_close(&img);
 }
 
+/*
+ * An ELF of another supported arch opens as that arch; a caller that boots
+ * x86_64 only (vmmtrace boot) is told what it is, in the words it always was.
+ */
+static void expect_other_arch(const char *name, const struct fx_buf *buf, enum image_arch arch,
+			      const char *msg_part)
+{
+	struct kernel_image img;
+	struct errbuf err = { "" };
+	int rc = open_file(name, buf, &img, &err);
+
+	CHECK(rc == 0 && img.arch == arch && !img.is_raw && !img.is_bzimage,
+	      "%s opens as an ELF for %s (%s)", name, image_arch_name(arch), rc ? err.msg : "ok");
+	if (rc)
+		return;
+	rc = image_require_arch(&img, IMAGE_ARCH_X86_64, &err);
+	CHECK(rc == -ENOEXEC && strstr(err.msg, name) && strstr(err.msg, msg_part) &&
+	      strstr(err.msg, "not x86_64"), "%s: not for an x86_64 caller (%s)", name, err.msg);
+	CHECK(image_require_arch(&img, arch, &err) == 0, "%s: fine for a caller of %s", name,
+	      image_arch_name(arch));
+	image_close(&img);
+}
+
 static void check_lookups(const struct kernel_image *img, const char *what)
 {
 	const struct elf_image *e = &img->elf;
@@ -157,7 +180,8 @@ static void test_plain(void)
 
 	rc = open_file("vmlinux", &elf, &img, &err);
 	CHECK(rc == 0 && !img.is_bzimage && img.codec == CODEC_NONE && img.vmlinux == img.file &&
-	      img.vmlinux_size == elf.len && !memcmp(img.vmlinux, elf.data, elf.len),
+	      img.vmlinux_size == elf.len && !memcmp(img.vmlinux, elf.data, elf.len) &&
+	      img.arch == IMAGE_ARCH_X86_64 && !img.is_raw,
 	      "plain vmlinux opens as itself (%s)", rc ? err.msg : "ok");
 	if (!rc) {
 		check_lookups(&img, "vmlinux");
@@ -300,7 +324,11 @@ static void test_bad_elf(void)
 
 	b = fx_dup(&elf);
 	((Elf64_Ehdr *)b.data)->e_machine = EM_AARCH64;
-	expect_bad("elf-aarch64-patched", &b, "aarch64");
+	expect_other_arch("elf-aarch64-patched", &b, IMAGE_ARCH_ARM64, "ELF is for aarch64 (e_machine 183)");
+	((Elf64_Ehdr *)b.data)->e_machine = EM_RISCV;
+	expect_other_arch("elf-riscv-patched", &b, IMAGE_ARCH_RISCV64, "ELF is for riscv (e_machine 243)");
+	((Elf64_Ehdr *)b.data)->e_machine = EM_PPC64;
+	expect_bad("elf-ppc64-patched", &b, "ELF is for ppc64 (e_machine 21), not x86_64");
 	fx_free(&b);
 
 	b = fx_dup(&elf);
@@ -385,9 +413,10 @@ static void test_aarch64(void)
 		CHECK(0, "build an aarch64 ELF with aarch64-linux-gnu-gcc");
 		return;
 	}
-	expect_bad("arm64.elf", &a, "aarch64");
+	expect_other_arch("arm64.elf", &a, IMAGE_ARCH_ARM64, "ELF is for aarch64");
+	/* A bzImage is x86_64's format: its payload must be x86_64 too. */
 	if (!fx_compress(dir, &fx_codecs[0], &a, 1, &packed) && !fx_make_bzimage(&packed, 27, &bz))
-		expect_bad("bzImage.arm64", &bz, "aarch64");
+		expect_bad("bzImage.arm64", &bz, "payload: ELF is for aarch64");
 	fx_free(&bz);
 	fx_free(&packed);
 	fx_free(&a);

@@ -740,6 +740,11 @@ int cmd_boot(int argc, char **argv)
 			      o.tcfg.format == trace_writer_find("raw"));
 	if (image_open(o.kernel, &img, &err))
 		return boot_fail("%s", err.msg);
+	/* The reader opens arm64 and riscv64 kernels too; this VMM boots x86_64 ones. */
+	if (image_require_arch(&img, IMAGE_ARCH_X86_64, &err)) {
+		image_close(&img);
+		return boot_fail("%s", err.msg);
+	}
 	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,
 		 img.is_bzimage ? "bzImage" : "ELF vmlinux", decompress_codec_name(img.codec),
 		 img.vmlinux_size);

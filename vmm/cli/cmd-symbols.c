@@ -49,7 +49,8 @@ struct symbols_run {
 
 static const char symbols_usage[] =
 	"usage: vmmtrace symbols KERNEL [GLOB...] [options]\n"
-	"  KERNEL             a bzImage or a vmlinux; symbols come from the kallsyms\n"
+	"  KERNEL             a bzImage, an arm64 or riscv64 Image (or Image.gz), or a\n"
+	"                     vmlinux; symbols come from the kallsyms\n"
 	"                     tables in the image, or from its .symtab if it has one\n"
 	"  GLOB               ftrace filter patterns: foo, foo*, *foo, *foo*, foo*bar,\n"
 	"                     !pattern to exclude (default: everything)\n"
@@ -352,6 +353,13 @@ static void log_details(const struct symbols_run *run)
 			 (unsigned long long)run->mcount.fentry);
 }
 
+/* The slot encodings of the image's architecture. */
+static const enum slot_arch symbols_slot_arch[] = {
+	[IMAGE_ARCH_X86_64] = SLOT_ARCH_X86_64,
+	[IMAGE_ARCH_ARM64] = SLOT_ARCH_ARM64,
+	[IMAGE_ARCH_RISCV64] = SLOT_ARCH_RISCV64,
+};
+
 static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 {
 	struct errbuf err;
@@ -368,8 +376,8 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 		return rc;
 	run->t_symbols = now() - t;
 	t = now();
-	/* image_open reads x86_64 kernels only. */
-	rc = mcount_read(&run->img.elf, run->tab, slot_ops_for(SLOT_ARCH_X86_64), &run->mcount, &err);
+	rc = mcount_read(&run->img.elf, run->tab, slot_ops_for(symbols_slot_arch[run->img.arch]),
+			 &run->mcount, &err);
 	run->have_mcount = !rc;
 	if (rc && (o->slots || o->functions))
 		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);

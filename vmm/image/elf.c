@@ -10,7 +10,7 @@ static int in_bounds(size_t size, uint64_t off, uint64_t len)
 	return off <= size && len <= size - off;
 }
 
-static const char *machine_name(uint16_t m)
+const char *elf_machine_name(uint16_t m)
 {
 	switch (m) {
 	case EM_X86_64: return "x86_64";
@@ -64,7 +64,7 @@ int elf_parse(const uint8_t *data, size_t size, uint16_t machine,
 		return err_set(err, EINVAL, "ELF buffer is misaligned");
 	if (machine && eh->e_machine != machine)
 		return err_set(err, ENOEXEC, "ELF is for %s (e_machine %u), not %s",
-			       machine_name(eh->e_machine), eh->e_machine, machine_name(machine));
+			       elf_machine_name(eh->e_machine), eh->e_machine, elf_machine_name(machine));
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return err_set(err, ENOEXEC, "ELF is not an executable (e_type %u)", eh->e_type);
 	if (!eh->e_phnum || eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff % 8 ||

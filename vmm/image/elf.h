@@ -26,6 +26,9 @@ struct elf_image {
 int elf_parse(const uint8_t *data, size_t size, uint16_t machine,
 	      struct elf_image *elf, struct errbuf *err);
 
+/* The name of an e_machine value, as error messages print it ("aarch64"). */
+const char *elf_machine_name(uint16_t machine);
+
 /* Section header by name, or NULL. */
 const Elf64_Shdr *elf_section(const struct elf_image *elf, const char *name);
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel files: a bzImage (boot sector + setup + compressed vmlinux payload,
- * Documentation/arch/x86/boot.rst) or a plain ELF vmlinux. The payload is
- * decompressed here so the guest's own decompressor never runs.
+ * Kernel files: an x86_64 bzImage (boot sector + setup + compressed vmlinux
+ * payload, Documentation/arch/x86/boot.rst), a plain ELF vmlinux (x86_64,
+ * arm64, riscv64), or a raw arm64/riscv64 Image, plain or gzip'ed
+ * (image-raw.c). Payloads are decompressed here so the guest's own
+ * decompressor never runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "vmm/image/image.h"
+#include "vmm/image/image-raw.h"
 #include "vmm/util/util.h"
 
 #define IMAGE_MAX_FILE     (512u << 20)
@@ -43,6 +46,18 @@ static int read_file(const char *path, uint8_t **data, size_t *size, struct errb
 		return err_set(err, EINVAL, "kernel '%s' is empty", path);
 	}
 	return 0;
+}
+
+/* Prefixes err's message with the file's name and what it was taken for. */
+static int image_err_prefix(struct errbuf *err, int rc, const char *name, const char *what)
+{
+	char msg[sizeof(err->msg)];
+
+	if (err) {
+		memcpy(msg, err->msg, sizeof(msg));
+		err_set(err, rc, "%s: %s%s", name, what, msg);
+	}
+	return rc;
 }
 
 static int is_bzimage(const uint8_t *d, size_t size)
@@ -92,22 +107,66 @@ static int image_open_bzimage(struct kernel_image *img, struct errbuf *err)
 	hint = le32(payload + len - 4);
 	rc = decompress_buffer(img->codec, payload, len, hint, IMAGE_MAX_VMLINUX,
 			       &img->vmlinux, &img->vmlinux_size, err);
-	if (rc) {
-		char msg[sizeof(err->msg)];
-
-		if (err) {
-			memcpy(msg, err->msg, sizeof(msg));
-			err_set(err, rc, "%s: %s", img->path, msg);
-		}
-		return rc;
-	}
+	if (rc)
+		return image_err_prefix(err, rc, img->path, "");
 	return 0;
+}
+
+/*
+ * e_machine of a plain vmlinux: arm64 and riscv64 ones are read as such;
+ * anything else is checked as x86_64, which names what it is instead.
+ */
+static uint16_t vmlinux_machine(const uint8_t *d, size_t size)
+{
+	uint16_t m;
+
+	if (size < sizeof(Elf64_Ehdr) || d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB)
+		return EM_X86_64;
+	m = (uint16_t)(d[18] | d[19] << 8);	/* e_machine */
+	return m == EM_AARCH64 || m == EM_RISCV ? m : EM_X86_64;
+}
+
+static int image_open_elf(struct kernel_image *img, struct errbuf *err)
+{
+	uint16_t m = img->is_bzimage ? EM_X86_64 : vmlinux_machine(img->vmlinux, img->vmlinux_size);
+	int rc = elf_parse(img->vmlinux, img->vmlinux_size, m, &img->elf, err);
+
+	if (rc)
+		return image_err_prefix(err, rc, img->path, img->is_bzimage ? "payload: " : "");
+	img->arch = m == EM_AARCH64 ? IMAGE_ARCH_ARM64 : m == EM_RISCV ? IMAGE_ARCH_RISCV64
+					: IMAGE_ARCH_X86_64;
+	return 0;
+}
+
+/* Image.gz: gzip around a raw Image, as arm64 and riscv64 kernels ship. */
+static int image_open_gzip(struct kernel_image *img, struct errbuf *err)
+{
+	const uint8_t *d = img->file;
+	size_t n = img->file_size, raw_size = 0;
+	uint8_t *raw = NULL;
+	int rc, arch;
+
+	img->codec = CODEC_GZIP;
+	/* gzip's trailer ends with the data's size modulo 2^32. */
+	rc = decompress_buffer(CODEC_GZIP, d, n, n >= 4 ? le32(d + n - 4) : 0, IMAGE_RAW_MAX_SIZE,
+			       &raw, &raw_size, err);
+	if (rc)
+		return image_err_prefix(err, rc, img->path, "");
+	arch = image_raw_detect(raw, raw_size);
+	if (arch < 0)
+		rc = err_set(err, ENOEXEC, "%s: gzip data, but not an arm64 or riscv64 Image (no boot header magic at 0x38)",
+			     img->path);
+	else if ((rc = image_raw_open(img, raw, raw_size, err)))
+		image_err_prefix(err, rc, img->path,
+				 arch == IMAGE_ARCH_ARM64 ? "gzip'ed arm64 Image: " : "gzip'ed riscv64 Image: ");
+	free(raw);
+	return rc;
 }
 
 int image_open_buffer(const char *name, uint8_t *data, size_t size,
 		      struct kernel_image *img, struct errbuf *err)
 {
-	int rc;
+	int rc, arch;
 
 	memset(img, 0, sizeof(*img));
 	img->path = name;
@@ -115,22 +174,23 @@ int image_open_buffer(const char *name, uint8_t *data, size_t size,
 	img->file_size = size;
 	if (is_bzimage(data, size)) {
 		rc = image_open_bzimage(img, err);
+		if (!rc)
+			rc = image_open_elf(img, err);
 	} else if (size >= 4 && !memcmp(data, ELFMAG, SELFMAG)) {
 		img->codec = CODEC_NONE;
 		img->vmlinux = data;
 		img->vmlinux_size = size;
-		rc = 0;
+		rc = image_open_elf(img, err);
+	} else if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+		rc = image_open_gzip(img, err);
+	} else if ((arch = image_raw_detect(data, size)) >= 0) {
+		img->codec = CODEC_NONE;
+		rc = image_raw_open(img, data, size, err);
+		if (rc)
+			image_err_prefix(err, rc, name, arch == IMAGE_ARCH_ARM64 ? "arm64 Image: " : "riscv64 Image: ");
 	} else {
-		rc = err_set(err, ENOEXEC, "%s: not a kernel image (neither a bzImage nor an ELF vmlinux)", name);
-	}
-	if (!rc) {
-		char msg[sizeof(err->msg)];
-
-		rc = elf_parse(img->vmlinux, img->vmlinux_size, EM_X86_64, &img->elf, err);
-		if (rc && err) {
-			memcpy(msg, err->msg, sizeof(msg));
-			err_set(err, rc, "%s: %s%s", name, img->is_bzimage ? "payload: " : "", msg);
-		}
+		rc = err_set(err, ENOEXEC, "%s: not a kernel image (neither an x86_64 bzImage, an ELF vmlinux, nor an arm64 or riscv64 Image, plain or gzip'ed)",
+			     name);
 	}
 	if (rc)
 		image_close(img);
@@ -156,4 +216,32 @@ void image_close(struct kernel_image *img)
 		free(img->vmlinux);
 	free(img->file);
 	memset(img, 0, sizeof(*img));
+}
+
+const char *image_arch_name(enum image_arch arch)
+{
+	switch (arch) {
+	case IMAGE_ARCH_X86_64: return "x86_64";
+	case IMAGE_ARCH_ARM64: return "arm64";
+	case IMAGE_ARCH_RISCV64: return "riscv64";
+	}
+	return "unknown";
+}
+
+int image_require_arch(const struct kernel_image *img, enum image_arch arch, struct errbuf *err)
+{
+	static const uint16_t machine[] = {
+		[IMAGE_ARCH_X86_64] = EM_X86_64, [IMAGE_ARCH_ARM64] = EM_AARCH64,
+		[IMAGE_ARCH_RISCV64] = EM_RISCV,
+	};
+
+	if (img->arch == arch)
+		return 0;
+	if (img->is_raw)
+		return err_set(err, ENOEXEC, "%s: a raw %s Image, not %s", img->path,
+			       image_arch_name(img->arch), image_arch_name(arch));
+	/* The words elf_parse used before arm64 and riscv64 were read too. */
+	return err_set(err, ENOEXEC, "%s: ELF is for %s (e_machine %u), not %s", img->path,
+		       elf_machine_name(img->elf.ehdr->e_machine), img->elf.ehdr->e_machine,
+		       elf_machine_name(machine[arch]));
 }

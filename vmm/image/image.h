@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A kernel image as given by the user: a bzImage (setup + compressed ELF
- * payload) or a plain ELF vmlinux. Opening it yields the vmlinux ELF.
+ * A kernel image as given by the user: an x86_64 bzImage (setup + compressed
+ * ELF payload), a plain ELF vmlinux (x86_64, arm64 or riscv64), or a raw
+ * arm64/riscv64 `Image`, plain or gzip'ed. Opening it yields a vmlinux ELF:
+ * for a raw Image, a synthetic one around its bytes (image-raw.c).
  */
 #ifndef VMM_IMAGE_H
 #define VMM_IMAGE_H
@@ -13,15 +15,31 @@
 #include "vmm/image/elf.h"
 #include "vmm/util/error.h"
 
+enum image_arch {
+	IMAGE_ARCH_X86_64,
+	IMAGE_ARCH_ARM64,
+	IMAGE_ARCH_RISCV64,
+};
+
 struct kernel_image {
 	const char *path;
 	uint8_t *file;			/* the whole file */
 	size_t file_size;
+	enum image_arch arch;		/* the guest kernel's architecture */
 	int is_bzimage;
+	/*
+	 * A raw Image (arm64, riscv64): elf is synthetic, one PT_LOAD of the
+	 * image's bytes at the link address derived from its kallsyms, p_paddr
+	 * the header's text_offset (from the start of RAM), p_memsz its
+	 * image_size (bss included), e_entry its first byte; sections .text
+	 * (_stext.._etext) and .rodata (where the kallsyms tables are).
+	 */
+	int is_raw;
+	size_t relocations;		/* raw relocatable arm64 Image: relocations applied (image-reloc.c) */
 	const uint8_t *setup;		/* bzImage: boot sector + setup, else NULL */
 	size_t setup_size;
 	uint16_t boot_version;		/* bzImage boot protocol version */
-	enum codec codec;		/* payload codec; CODEC_NONE for a vmlinux */
+	enum codec codec;		/* payload codec (gzip for Image.gz); CODEC_NONE for a vmlinux or Image */
 	uint8_t *vmlinux;		/* the ELF: points into file or is malloc'ed */
 	size_t vmlinux_size;
 	struct elf_image elf;
@@ -33,5 +51,15 @@ int image_open(const char *path, struct kernel_image *img, struct errbuf *err);
 int image_open_buffer(const char *name, uint8_t *data, size_t size,
 		      struct kernel_image *img, struct errbuf *err);
 void image_close(struct kernel_image *img);
+
+/* "x86_64", "arm64", "riscv64". */
+const char *image_arch_name(enum image_arch arch);
+
+/*
+ * For a caller that handles one architecture (vmmtrace boot: x86_64 only):
+ * 0, or -ENOEXEC with a line naming the file and what it is, e.g.
+ * "vmlinux: ELF is for aarch64 (e_machine 183), not x86_64".
+ */
+int image_require_arch(const struct kernel_image *img, enum image_arch arch, struct errbuf *err);
 
 #endif

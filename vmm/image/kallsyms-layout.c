@@ -304,7 +304,8 @@ static unsigned addr_forms(struct kallsyms_region *r, const struct kallsyms_toke
 	unsigned k = 0;
 
 	if (s >= 16 + n4) {
-		a[k++] = (struct addr_form){ KALLSYMS_OFFSETS_FIRST, KALLSYMS_ABSOLUTE_PERCPU, s - 16 - n4, s - 16, SIZE_MAX };
+		if (!r->no_percpu)
+			a[k++] = (struct addr_form){ KALLSYMS_OFFSETS_FIRST, KALLSYMS_ABSOLUTE_PERCPU, s - 16 - n4, s - 16, SIZE_MAX };
 		a[k++] = (struct addr_form){ KALLSYMS_OFFSETS_FIRST, KALLSYMS_BASE_RELATIVE, s - 16 - n4, s - 16, SIZE_MAX };
 	}
 	if (s >= 8 + 8 * n)
@@ -312,7 +313,8 @@ static unsigned addr_forms(struct kallsyms_region *r, const struct kallsyms_toke
 	if (f->seqs_width)
 		return k;	/* seqs_of_names before the token table: offsets-first */
 	rb = kallsyms_align_up(r, p0 + 4 * n);
-	a[k++] = (struct addr_form){ KALLSYMS_NAMES_FIRST, KALLSYMS_ABSOLUTE_PERCPU, p0, rb, rb + 8 };
+	if (!r->no_percpu)
+		a[k++] = (struct addr_form){ KALLSYMS_NAMES_FIRST, KALLSYMS_ABSOLUTE_PERCPU, p0, rb, rb + 8 };
 	a[k++] = (struct addr_form){ KALLSYMS_NAMES_FIRST, KALLSYMS_BASE_RELATIVE, p0, rb, rb + 8 };
 	a[k++] = (struct addr_form){ KALLSYMS_NAMES_FIRST, KALLSYMS_PLACE_RELATIVE, p0, SIZE_MAX, rb };
 	a[k++] = (struct addr_form){ KALLSYMS_NAMES_FIRST, KALLSYMS_ABSOLUTE, p0, SIZE_MAX, p0 + 8 * n };
@@ -362,6 +364,9 @@ int kallsyms_layout_find_addresses(struct kallsyms_region *r, const struct kalls
 
 		if (!addr_decode(r, a, n, addrs, &relbase) || (stext && addrs[at] != stext))
 			continue;
+		/* Unanchored (raw Images), zeros before num_syms would pass as sorted. */
+		if (!stext && n > 1 && addrs[n - 1] == addrs[0])
+			continue;
 		if (a->seqs != SIZE_MAX) {
 			/* 6.4 on: seqs_of_names follows the addresses. */
 			size_t q = kallsyms_align_up(r, a->seqs);
@@ -376,6 +381,8 @@ int kallsyms_layout_find_addresses(struct kallsyms_region *r, const struct kalls
 	}
 	if (!r->budget)
 		return kallsyms_refuse(r, "search budget exhausted");
+	if (!stext)
+		return kallsyms_refuse(r, "%u names decoded, but no address encoding gives sorted addresses", n);
 	return kallsyms_refuse(r, "%u names decoded, but no address encoding puts _stext at %#llx",
 			       n, (unsigned long long)stext);
 }

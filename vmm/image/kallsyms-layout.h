@@ -22,6 +22,7 @@ struct kallsyms_region {
 	size_t size;
 	uint64_t va;
 	uint64_t budget;	/* search steps left */
+	int no_percpu;		/* not x86_64: no KALLSYMS_ABSOLUTE_PERCPU form */
 	char why[160];		/* the last reason a candidate layout was refused */
 };
 

@@ -252,25 +252,25 @@ static int decode_at(struct kallsyms_region *r, const struct kallsyms_tokens *tk
 	return rc;
 }
 
-int kallsyms_decode(const uint8_t *data, size_t size, uint64_t va, uint64_t stext,
-		    struct symtab *tab, struct kallsyms_layout *lay, struct errbuf *err)
+/* Scans r for the token tables and decodes the first set that checks out. */
+static int decode_region(struct kallsyms_region *r, uint64_t stext, struct symtab *tab,
+			 struct kallsyms_layout *lay, struct errbuf *err)
 {
-	struct kallsyms_region r = { .data = data, .size = size, .va = va, .budget = SEARCH_BUDGET };
 	struct kallsyms_tokens tk;
 	unsigned tried = 0;
 	uint64_t first = 0;
 	int rc = -ENOENT;
 
 	memset(lay, 0, sizeof(*lay));
-	for (size_t pos = (4 - va % 4) % 4; pos + 512 <= size; pos += 4) {
-		const uint8_t *p = data + pos;
+	for (size_t pos = (4 - r->va % 4) % 4; pos + 512 <= r->size; pos += 4) {
+		const uint8_t *p = r->data + pos;
 
 		/* Cheap pre-check: index[0] == 0, index[1] small, index[2] above it. */
-		if (p[0] | p[1] || p[3] || p[2] < 2 || p[5] > 1 || !tokens_at(&r, pos, &tk))
+		if (p[0] | p[1] || p[3] || p[2] < 2 || p[5] > 1 || !tokens_at(r, pos, &tk))
 			continue;
 		if (!tried++)
-			first = va + tk.table;
-		rc = decode_at(&r, &tk, stext, tab, lay);
+			first = r->va + tk.table;
+		rc = decode_at(r, &tk, stext, tab, lay);
 		if (rc != -EPROTO || tried >= MAX_TOKEN_CANDIDATES)
 			break;
 	}
@@ -278,10 +278,34 @@ int kallsyms_decode(const uint8_t *data, size_t size, uint64_t va, uint64_t stex
 		return err_set(err, ENOENT, "no kallsyms tables found (kernel built without CONFIG_KALLSYMS, or the tables are damaged)");
 	if (rc == -EPROTO)
 		return err_set(err, EPROTO, "kallsyms token table at %#llx, but the tables around it do not check out (%s)",
-			       (unsigned long long)first, r.why[0] ? r.why : "layout not understood");
+			       (unsigned long long)first, r->why[0] ? r->why : "layout not understood");
 	if (rc)
 		return err_set(err, -rc, "decoding kallsyms: %s", strerror(-rc));
 	return 0;
+}
+
+int kallsyms_decode(const uint8_t *data, size_t size, uint64_t va, uint64_t stext,
+		    struct symtab *tab, struct kallsyms_layout *lay, struct errbuf *err)
+{
+	struct kallsyms_region r = { .data = data, .size = size, .va = va, .budget = SEARCH_BUDGET };
+
+	return decode_region(&r, stext, tab, lay, err);
+}
+
+/*
+ * No _stext to check against, so one ambiguity is settled by a fact of the
+ * arches instead: only x86_64 SMP kernels make per-cpu addresses absolute
+ * (CONFIG_KALLSYMS_ABSOLUTE_PERCPU), and without a negative offset that form
+ * reads base-relative offsets as small absolute addresses.
+ */
+int kallsyms_decode_raw(const uint8_t *data, size_t size, struct symtab *tab,
+			struct kallsyms_layout *lay, struct errbuf *err)
+{
+	struct kallsyms_region r = {
+		.data = data, .size = size, .va = 0, .budget = SEARCH_BUDGET, .no_percpu = 1,
+	};
+
+	return decode_region(&r, 0, tab, lay, err);
 }
 
 /* Where _stext must land: the start of .text (or of the first code segment). */

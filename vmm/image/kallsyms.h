@@ -64,6 +64,17 @@ int kallsyms_recover(const struct elf_image *elf, struct symtab *tab,
 int kallsyms_decode(const uint8_t *data, size_t size, uint64_t va, uint64_t stext,
 		    struct symtab *tab, struct kallsyms_layout *layout, struct errbuf *err);
 
+/*
+ * The same on a raw kernel Image (arm64, riscv64: no ELF headers, link
+ * address not known yet): data is the whole image, decoded as if loaded at
+ * address 0, so the layout's table addresses are file offsets. The symbols'
+ * addresses are what the tables hold (base-relative ones are absolute: the
+ * base is a link-time address, or 0 in a relocatable arm64 kernel until it
+ * is relocated); image-raw.c works out where that puts the image.
+ */
+int kallsyms_decode_raw(const uint8_t *data, size_t size, struct symtab *tab,
+			struct kallsyms_layout *layout, struct errbuf *err);
+
 /* One line describing the layout, e.g. for the command's summary. */
 void kallsyms_layout_describe(const struct kallsyms_layout *layout, char *buf, size_t size);
 

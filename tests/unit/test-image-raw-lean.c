@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lean arm64 and riscv64 kernels (scripts/build-lean-kernel.sh ARCH):
+ * each raw Image must be placed where its vmlinux's .symtab puts its first
+ * byte, hold the same bytes at every address the vmlinux loads, and give
+ * the same kallsyms. Then Debian's arm64 kernel, relocatable. A missing
+ * kernel is a failure naming the command that makes it, not a skip.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tests/unit/check.h"
+#include "tests/unit/fixtures.h"
+#include "vmm/image/image.h"
+#include "vmm/image/kallsyms.h"
+#include "vmm/image/sysmap.h"
+
+/* The symbol a raw Image's first byte is, by vmlinux's own .symtab. */
+static uint64_t first_byte_symbol(const struct kernel_image *vm, enum image_arch arch)
+{
+	const char *name = arch == IMAGE_ARCH_ARM64 ? "_text" : "_start";
+	const struct symbol *s;
+	struct symtab tab;
+	struct errbuf err;
+	uint64_t a = 0;
+
+	symtab_init(&tab);
+	if (!sysmap_read_elf(&vm->elf, &tab, &err) && !symtab_finish(&tab) &&
+	    (s = symtab_find_name(&tab, name)))
+		a = s->addr;
+	symtab_destroy(&tab);
+	return a;
+}
+
+/* Every loaded byte of vmlinux that the Image holds must be the same there. */
+static int same_bytes(const struct kernel_image *raw, const struct kernel_image *vm)
+{
+	const Elf64_Phdr *rp = raw->elf.phdr;
+	uint64_t end = rp->p_vaddr + rp->p_filesz, covered = 0;
+	int ok = 1;
+
+	for (unsigned i = 0; i < vm->elf.ehdr->e_phnum; i++) {
+		const Elf64_Phdr *ph = &vm->elf.phdr[i];
+		uint64_t n = ph->p_filesz;
+		const uint8_t *a, *b;
+
+		if (ph->p_type != PT_LOAD || !n)
+			continue;
+		n = ph->p_vaddr + n > end ? end - ph->p_vaddr : n;
+		a = elf_vaddr_ptr(&vm->elf, ph->p_vaddr, n);
+		b = elf_vaddr_ptr(&raw->elf, ph->p_vaddr, n);
+		ok &= CHECK_QUIET(ph->p_vaddr >= rp->p_vaddr && ph->p_vaddr < end && a && b && !memcmp(a, b, n),
+				  "segment %u (%#llx, %llu bytes) differs", i,
+				  (unsigned long long)ph->p_vaddr, (unsigned long long)n);
+		covered += n;
+	}
+	return ok && covered;
+}
+
+static int open_lean(const char *sub, const char *file, struct kernel_image *img)
+{
+	char path[4096], rel[256];
+	struct errbuf err = { "" };
+	int rc;
+
+	snprintf(rel, sizeof(rel), "%s/%s", sub, file);
+	fx_cache_path(path, sizeof(path), rel);
+	rc = image_open(path, img, &err);
+	if (rc == -ENOENT)
+		CHECK(0, "%s is missing: build it with scripts/build-lean-kernel.sh %s", path, sub + 5);
+	else
+		CHECK(rc == 0, "lean %s: image_open %s (%s)", sub + 5, file, rc ? err.msg : "ok");
+	return rc;
+}
+
+/* The lean arm64/riscv64 kernels: Image placed where vmlinux says, same bytes, same kallsyms. */
+static void test_lean(const char *sub, enum image_arch arch)
+{
+	struct kernel_image raw, vm;
+	struct symtab a, b;
+	struct kallsyms_layout l;
+	struct errbuf err = { "" };
+	uint64_t first;
+
+	if (open_lean(sub, "Image", &raw))
+		return;
+	if (open_lean(sub, "vmlinux", &vm)) {
+		image_close(&raw);
+		return;
+	}
+	first = first_byte_symbol(&vm, arch);
+	CHECK(raw.arch == arch && raw.is_raw && vm.arch == arch && !vm.is_raw,
+	      "lean %s: Image and vmlinux read as %s", sub + 5, image_arch_name(arch));
+	CHECK(first && raw.elf.phdr->p_vaddr == first && raw.elf.ehdr->e_entry == first,
+	      "lean %s: the Image is placed at %#llx, where vmlinux's .symtab puts its first byte",
+	      sub + 5, (unsigned long long)raw.elf.phdr->p_vaddr);
+	CHECK(same_bytes(&raw, &vm), "lean %s: the Image's bytes equal vmlinux's at every address", sub + 5);
+	symtab_init(&a);
+	symtab_init(&b);
+	CHECK(!kallsyms_recover(&raw.elf, &a, &l, &err) && !kallsyms_recover(&vm.elf, &b, &l, &err) &&
+	      a.count == b.count && a.count > 10000 &&
+	      !memcmp(a.syms, b.syms, a.count * sizeof(*a.syms)) && a.names_size == b.names_size &&
+	      !memcmp(a.names, b.names, a.names_size),
+	      "lean %s: kallsyms from the Image equals kallsyms from vmlinux (%zu symbols)%s%s",
+	      sub + 5, a.count, err.msg[0] ? ": " : "", err.msg);
+	symtab_destroy(&a);
+	symtab_destroy(&b);
+	image_close(&vm);
+	image_close(&raw);
+}
+
+/* How an arm64 function starts: the patchable entry's nop, paciasp or bti c. */
+static int arm64_entry_insn(const uint8_t *p)
+{
+	uint32_t w = p ? p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+
+	return w == 0xd503201f || w == 0xd503233f || w == 0xd503245f;
+}
+
+/*
+ * Debian's arm64 kernel: relocatable, no System.map (a placeholder) and no
+ * KALLSYMS_ALL. Its functions' first instructions are the oracle: placed
+ * and relocated right, the text symbols land on them.
+ */
+static void test_stock_arm64(void)
+{
+	char path[4096];
+	struct kernel_image img;
+	struct kallsyms_layout l;
+	struct symtab tab;
+	struct errbuf err = { "" };
+	size_t text = 0, entries = 0;
+	int rc;
+
+	fx_cache_path(path, sizeof(path), "stock-arm64-Image");
+	rc = image_open(path, &img, &err);
+	if (rc == -ENOENT) {
+		CHECK(0, "Debian's arm64 kernel %s is missing: run scripts/fetch-debian-kernel.sh arm64", path);
+		return;
+	}
+	CHECK(rc == 0 && img.is_raw && img.arch == IMAGE_ARCH_ARM64 && img.relocations > 100000 &&
+	      img.elf.phdr->p_vaddr == 0xffff800008000000ull,
+	      "Debian arm64: a relocatable Image, %zu relocations applied, placed at KIMAGE_VADDR (%s)",
+	      img.relocations, rc ? err.msg : "ok");
+	if (rc)
+		return;
+	symtab_init(&tab);
+	rc = kallsyms_recover(&img.elf, &tab, &l, &err);
+	for (size_t i = 0; !rc && i < tab.count; i++) {
+		if (tab.syms[i].type != 'T' && tab.syms[i].type != 't')
+			continue;
+		text++;
+		entries += arm64_entry_insn(elf_vaddr_ptr(&img.elf, tab.syms[i].addr, 4));
+	}
+	CHECK(!rc && text > 40000 && entries * 10 >= text * 9,
+	      "Debian arm64: %zu of its %zu text symbols start with nop, paciasp or bti c%s%s",
+	      entries, text, rc ? ": " : "", rc ? err.msg : "");
+	symtab_destroy(&tab);
+	image_close(&img);
+}
+
+int main(void)
+{
+	test_lean("lean-arm64", IMAGE_ARCH_ARM64);
+	test_lean("lean-riscv64", IMAGE_ARCH_RISCV64);
+	test_stock_arm64();
+	return check_exit();
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw kernel Images (arm64, riscv64): their boot header, where they are
+ * linked, and the synthetic ELF the rest of the reader sees them through.
+ * image.c calls these; others use image_open().
+ */
+#ifndef VMM_IMAGE_RAW_H
+#define VMM_IMAGE_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/image/image.h"
+#include "vmm/util/error.h"
+
+/* Both headers are 64 bytes, with a magic number at 0x38 (riscv: also 0x30). */
+#define IMAGE_RAW_HEADER_SIZE	64
+/* Upper bound on image_size (bss included); also the decompressed Image.gz's. */
+#define IMAGE_RAW_MAX_SIZE	(1ull << 30)
+
+/* The arch (enum image_arch) of the raw Image whose magic is at d, or -1. */
+int image_raw_detect(const uint8_t *d, size_t size);
+
+/*
+ * Builds img's synthetic ELF (vmlinux, vmlinux_size, elf, arch, is_raw)
+ * around the raw Image raw[size], which is copied: the caller keeps it.
+ * Messages do not name the file; image.c adds it.
+ */
+int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
+		   struct errbuf *err);
+
+/*
+ * image-reloc.c: applies, to the bytes d of a relocatable arm64 Image, its
+ * R_AARCH64_RELATIVE relocations for a KASLR offset of 0. relbase_off is
+ * the file offset of kallsyms_relative_base (0 in the file), lowest_off that
+ * of the lowest kallsyms symbol, which it points at. *base gets the link
+ * address the relocations imply, *applied how many words were written.
+ */
+int image_reloc_arm64(uint8_t *d, size_t size, uint64_t relbase_off, uint64_t lowest_off,
+		      uint64_t *base, size_t *applied, struct errbuf *err);
+
+#endif
