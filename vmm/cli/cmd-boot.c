@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "vmm/kvm/arch.h"
+#include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/cli/fatal.h"
 #include "vmm/cli/progress.h"
@@ -65,11 +66,17 @@ struct boot_opts {
 	int handshake;			/* --handshake: the PV feature table at the end */
 	unsigned flight_recorder;	/* --flight-recorder N: events kept (0: off) */
 	unsigned hang;			/* --hang SECS (0: off) */
+	enum boot_host host;		/* --host (default: KVM for x86_64 where it opens, else QEMU) */
+	const char *arch;		/* --arch: the kernel's architecture, checked against the image's */
 };
 
 static const char boot_usage[] =
 	"usage: vmmtrace boot KERNEL [options]\n"
-	"  KERNEL                a bzImage (gzip/xz/zstd/lz4/lzma/bzip2 payload) or an ELF vmlinux\n"
+	"  KERNEL                a bzImage (gzip/xz/zstd/lz4/lzma/bzip2 payload), an ELF vmlinux,\n"
+	"                        or an arm64 or riscv64 Image (or Image.gz)\n"
+	"  --host kvm|qemu       KVM (this VMM; x86_64) or QEMU (any arch; not traced yet);\n"
+	"                        default KVM for x86_64 where /dev/kvm opens, else QEMU\n"
+	"  --arch ARCH           x86_64, arm64 or riscv64: checked against the kernel's\n"
 	"  --initrd FILE         initramfs to pass to the kernel\n"
 	"  --cmdline STR         append STR to the default kernel command line (repeatable)\n"
 	"  --cmdline-replace STR use STR as the whole command line instead\n"
@@ -213,6 +220,8 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "handshake", no_argument, NULL, 'H' },
 		{ "flight-recorder", required_argument, NULL, 'F' },
 		{ "hang", required_argument, NULL, 'G' },
+		{ "host", required_argument, NULL, 'W' },
+		{ "arch", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -335,6 +344,11 @@ static int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		}
 		case 'h': fputs(boot_usage, stdout); return -1;
+		case 'W':
+			if (boot_host_parse(optarg, &o->host))
+				return boot_fail("--host '%s': kvm or qemu", optarg);
+			break;
+		case 'Z': o->arch = optarg; break;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
 		}
@@ -740,15 +754,37 @@ int cmd_boot(int argc, char **argv)
 			      o.tcfg.format == trace_writer_find("raw"));
 	if (image_open(o.kernel, &img, &err))
 		return boot_fail("%s", err.msg);
-	/* The reader opens arm64 and riscv64 kernels too; this VMM boots x86_64 ones. */
-	if (image_require_arch(&img, IMAGE_ARCH_X86_64, &err)) {
+	if (o.arch && strcmp(o.arch, image_arch_name(img.arch))) {
+		const char *is = image_arch_name(img.arch);
+
 		image_close(&img);
-		return boot_fail("%s", err.msg);
+		return boot_fail("%s: the kernel is %s, not %s (--arch)", o.kernel, is, o.arch);
 	}
 	log_info("%s: %s, payload %s, vmlinux %zu bytes", o.kernel,
 		 img.is_bzimage ? "bzImage" : "ELF vmlinux", decompress_codec_name(img.codec),
 		 img.vmlinux_size);
 	if (o.initrd && read_initrd(o.initrd, &initrd, &initrd_size, &err)) {
+		image_close(&img);
+		return boot_fail("%s", err.msg);
+	}
+	/* QEMU takes a bzImage or a plain Image; an ELF vmlinux is this VMM's (x86_64 only). */
+	if (boot_qemu_loads(&img) ? boot_host_choose(o.host, img.arch, &rc) == BOOT_HOST_QEMU
+				  : o.host == BOOT_HOST_QEMU) {
+		struct boot_qemu_opts q = {
+			.kernel = o.kernel, .arch = img.arch, .initrd = o.initrd, .ncpus = o.ncpus, .mem = o.mem,
+			.cmdline_replace = o.cmdline_replace, .cmdline_extra = o.cmdline_extra,
+			.console_fd = boot_console_fd(&o), .console = o.console, .verbose = o.verbose,
+			.kvm_missing = rc, .loadable = boot_qemu_loads(&img),
+			.traced = o.tcfg.n_include || o.tcfg.events || o.handshake || o.flight_recorder || o.control,
+		};
+
+		free(initrd);
+		image_close(&img);
+		return boot_qemu(&q);
+	}
+	/* The reader opens arm64 and riscv64 kernels too; this VMM boots x86_64 ones. */
+	if (image_require_arch(&img, IMAGE_ARCH_X86_64, &err)) {
+		free(initrd);
 		image_close(&img);
 		return boot_fail("%s", err.msg);
 	}

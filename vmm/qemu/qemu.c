@@ -25,6 +25,7 @@
 
 #define QEMU_FD_MEM 3
 #define QEMU_FD_GDB 4
+#define QEMU_FD_CON 5
 #define QEMU_EXEC_FAILED 127
 
 /* Appends one argument, formatted into the store. */
@@ -56,7 +57,7 @@ int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char 
 
 #define ADD(...) do { if (!rc) rc = arg_add(argv, &argc, &store, &store_len, __VA_ARGS__); } while (0)
 	if (!cfg->binary || !cfg->machine || !cfg->kernel || !cfg->ncpus || !cfg->mem_size ||
-	    cfg->mem_size % (1 << 20) || !cfg->console_path)
+	    cfg->mem_size % (1 << 20) || (!cfg->console_path && cfg->console_fd < 0))
 		return err_set(err, EINVAL, "qemu: incomplete configuration");
 	ADD("%s", cfg->binary);
 	ADD("-nodefaults");
@@ -87,7 +88,10 @@ int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char 
 	ADD("-gdb");
 	ADD("chardev:vt-gdb");
 	ADD("-chardev");
-	ADD("file,id=vt-con,path=%s", cfg->console_path);
+	if (cfg->console_path)
+		ADD("file,id=vt-con,path=%s", cfg->console_path);
+	else
+		ADD("file,id=vt-con,path=/dev/fd/%d", QEMU_FD_CON);
 	ADD("-serial");
 	ADD("chardev:vt-con");
 	ADD("-kernel");
@@ -112,16 +116,18 @@ int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char 
 }
 
 /* In the child: the two descriptors at their numbers, nothing else open, then QEMU. */
-static void child_exec(pid_t parent, int mem_fd, int gdb_fd, char **argv)
+static void child_exec(pid_t parent, int mem_fd, int gdb_fd, int con_fd, char **argv)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(QEMU_EXEC_FAILED);
-	/* Out of the way first, so that neither lands on the other's number. */
+	/* Out of the way first, so that none lands on another's number. */
 	int m = fcntl(mem_fd, F_DUPFD, 100), g = fcntl(gdb_fd, F_DUPFD, 100);
+	int c = con_fd >= 0 ? fcntl(con_fd, F_DUPFD, 100) : -1;
 
-	if (m < 0 || g < 0 || dup2(m, QEMU_FD_MEM) < 0 || dup2(g, QEMU_FD_GDB) < 0)
+	if (m < 0 || g < 0 || dup2(m, QEMU_FD_MEM) < 0 || dup2(g, QEMU_FD_GDB) < 0 ||
+	    (con_fd >= 0 && (c < 0 || dup2(c, QEMU_FD_CON) < 0)))
 		_exit(QEMU_EXEC_FAILED);
-	closefrom(QEMU_FD_GDB + 1);
+	closefrom(con_fd >= 0 ? QEMU_FD_CON + 1 : QEMU_FD_GDB + 1);
 	/* QEMU's own messages go to vmmtrace's stderr; its stdin is nothing. */
 	int null = open("/dev/null", O_RDONLY);
 
@@ -173,7 +179,7 @@ int qemu_start(struct qemu *q, const struct qemu_config *cfg, struct errbuf *err
 		goto fail;
 	}
 	if (!q->pid)
-		child_exec(parent, q->mem_fd, sv[1], argv);
+		child_exec(parent, q->mem_fd, sv[1], cfg->console_path ? -1 : cfg->console_fd, argv);
 	close(sv[1]);
 	sv[1] = -1;
 	rc = gdb_open(&q->gdb, sv[0], cfg->timeout_ms, err);

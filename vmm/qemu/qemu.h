@@ -29,7 +29,8 @@ struct qemu_config {
 	const char *initrd;		/* or NULL */
 	const char *cmdline;		/* or NULL */
 	const char *dtb;		/* -dtb, or NULL */
-	const char *console_path;	/* the guest's first serial port goes there (a file, FIFO or /dev/fd/N) */
+	const char *console_path;	/* the guest's first serial port goes there (a file or FIFO), or: */
+	int console_fd;			/* when console_path is NULL: to this descriptor (a pipe's end) */
 	int timeout_ms;			/* each gdbstub reply */
 };
 

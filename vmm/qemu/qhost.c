@@ -12,7 +12,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmm/image/image.h"
 #include "vmm/qemu/qhost.h"
+
+/*
+ * What each guest runs on: QEMU's machine and CPU, where RAM starts, where
+ * the PC sits in a 'g' reply (x86_64: rax..r15, then rip; arm64: x0..x30,
+ * sp, then pc; riscv64: x0..x31, then pc), the breakpoint kind, and a
+ * command line with the console on the machine's first UART and no
+ * randomisation (vmmtrace owns the device tree and the command line: arm64
+ * randomises its base from CPU entropy unless told nokaslr).
+ */
+static const struct qhost_arch qhost_arches[] = {
+	[IMAGE_ARCH_X86_64] = { 0, 16 * 8, 1, "qemu-system-x86_64", "pc", NULL, NULL,
+				"console=ttyS0 nokaslr panic=-1" },
+	[IMAGE_ARCH_ARM64] = { 0x40000000, 32 * 8, 4, "qemu-system-aarch64", "virt", "max", NULL,
+			       "console=ttyAMA0 nokaslr panic=-1" },
+	[IMAGE_ARCH_RISCV64] = { 0x80000000, 32 * 8, 2, "qemu-system-riscv64", "virt", NULL, "default",
+				 "console=ttyS0 panic=-1" },
+};
+
+const struct qhost_arch *qhost_arch_for(int image_arch)
+{
+	if (image_arch < 0 || image_arch >= (int)(sizeof(qhost_arches) / sizeof(qhost_arches[0])))
+		return NULL;
+	return qhost_arches[image_arch].binary ? &qhost_arches[image_arch] : NULL;
+}
 
 /* The gdbstub's thread id to a vCPU index, or -1. */
 static int cpu_of(const struct qhost *h, long thread)

@@ -23,7 +23,13 @@ struct qhost_arch {
 	uint64_t ram_gpa;		/* guest-physical address of RAM's first byte (the memfd's offset 0) */
 	unsigned pc_off;		/* the PC's offset in the gdbstub's 'g' reply */
 	unsigned bp_kind;		/* Z0/Z1 kind: x86 1, arm64 4, riscv64 2 */
+	/* How QEMU runs a guest of the arch (qhost_arch_for). */
+	const char *binary, *machine, *cpu, *bios;
+	const char *cmdline;		/* the default kernel command line */
 };
+
+/* The QEMU host's settings for a guest of arch (IMAGE_ARCH_*), or NULL. */
+const struct qhost_arch *qhost_arch_for(int image_arch);
 
 struct qhost {
 	struct qemu q;

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vmmtrace boot --host qemu (vmm/cli/boot-qemu.c), untraced for now, on the
+# lean kernels under QEMU TCG:
+#  - arm64 and riscv64 Images without a root file system: the console on
+#    stdout, the kernel's panic repeated on stderr, status 3;
+#  - the lean x86_64 kernel with the test initramfs: its steps pass, the
+#    guest reboots, status 0;
+#  - SIGTERM ends QEMU too: status 143, no QEMU left;
+#  - bad input, one line and status 2 each: tracing options (not built
+#    yet), --arch that is not the kernel's, --host of no such host, --mem
+#    not in whole MiB; a QEMU that cannot be run: status 1.
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+A64=$VMMTRACE_CACHE/lean-arm64/Image
+RV=$VMMTRACE_CACHE/lean-riscv64/Image
+require_file "$A64"
+require_file "$RV"
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+
+# boot NAME ARGS...: vmmtrace boot ARGS, stdout and stderr to NAME.out/.err; sets rc.
+boot() {
+	local name=$1
+	shift
+	timeout -k 5 120 "$VMMTRACE" boot "$@" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+	rc=$?
+	echo "INFO: $name: status $rc"
+}
+
+for arch in arm64 riscv64; do
+	img=$A64
+	[ $arch = riscv64 ] && img=$RV
+	boot "$arch" "$img" --cpus 2
+	check "$arch: a kernel without a root file system panics: status 3 (got $rc)" [ "$rc" = 3 ]
+	check "$arch: the console is on stdout" grep -q 'Linux version 6\.1' "$TMPD/$arch.out"
+	check "$arch: the panic is one line on stderr" \
+		eval "[ \"\$(cat '$TMPD/$arch.err')\" = 'vmmtrace: guest kernel panic: No working init found.  Try passing init= option to kernel. See Linux Documentation/admin-guide/init.rst for guidance.' ]"
+done
+check "arm64: booted with nokaslr on the virt board's PL011" grep -q 'Kernel command line: console=ttyAMA0 nokaslr panic=-1' "$TMPD/arm64.out"
+
+boot x86 "$LEAN_BZIMAGE" --host qemu --initrd "$INITRAMFS" --cmdline vmmtrace.steps=uname
+check "x86_64 --host qemu: the guest's steps pass and it reboots: status 0 (got $rc)" \
+	eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=1 failed=0' '$TMPD/x86.out'"
+
+# SIGTERM: QEMU goes with vmmtrace. The marker finds any QEMU left behind.
+marker="vt-boot-qemu-$$"
+"$VMMTRACE" boot "$A64" --cmdline "$marker" </dev/null >"$TMPD/term.out" 2>"$TMPD/term.err" &
+vt=$!
+sleep 0.3
+kill -TERM "$vt"
+wait "$vt"
+rc=$?
+sleep 0.2
+check "SIGTERM: status 143 (got $rc)" [ "$rc" = 143 ]
+check "... and no QEMU is left" eval "! pgrep -f '$marker' >/dev/null"
+
+boot trace "$A64" --trace start_kernel
+check "--trace under QEMU: status 2, one line (got $rc)" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/trace.err') = 1 ] && grep -q 'tracing under --host qemu is not built yet' '$TMPD/trace.err'"
+boot archbad "$A64" --arch riscv64
+check "--arch that is not the kernel's: status 2 (got $rc: $(cat "$TMPD/archbad.err"))" \
+	eval "[ $rc = 2 ] && grep -q 'the kernel is arm64, not riscv64' '$TMPD/archbad.err'"
+boot hostbad "$A64" --host xen
+check "--host xen: status 2 (got $rc: $(cat "$TMPD/hostbad.err"))" [ "$rc" = 2 ]
+boot kvmarm "$A64" --host kvm
+check "--host kvm for an arm64 kernel: status 2 (got $rc: $(cat "$TMPD/kvmarm.err"))" \
+	eval "[ $rc = 2 ] && grep -q 'not x86_64' '$TMPD/kvmarm.err'"
+boot elfq "$VMMTRACE_CACHE/lean-arm64/vmlinux" --host qemu
+check "--host qemu with an ELF vmlinux: status 2 (got $rc: $(cat "$TMPD/elfq.err"))" \
+	eval "[ $rc = 2 ] && grep -q 'not an ELF vmlinux' '$TMPD/elfq.err'"
+boot elfarm "$VMMTRACE_CACHE/lean-arm64/vmlinux"
+check "an arm64 ELF vmlinux is refused as before: status 2 (got $rc: $(cat "$TMPD/elfarm.err"))" \
+	eval "[ $rc = 2 ] && grep -q 'ELF is for aarch64 (e_machine 183), not x86_64' '$TMPD/elfarm.err'"
+boot initrdbad "$A64" --initrd "$TMPD/no-such-initrd"
+check "a missing initrd under QEMU: status 2, vmmtrace's own line (got $rc: $(cat "$TMPD/initrdbad.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/initrdbad.err') = 1 ] && grep -q 'cannot read initrd' '$TMPD/initrdbad.err'"
+boot membad "$A64" --mem 100000K
+check "--mem not in whole MiB: status 2 (got $rc: $(cat "$TMPD/membad.err"))" [ "$rc" = 2 ]
+timeout 30 env PATH=/nonexistent "$VMMTRACE" boot "$A64" </dev/null >"$TMPD/noqemu.out" 2>"$TMPD/noqemu.err"
+rc=$?
+check "no QEMU to run: status 1, one line (got $rc: $(cat "$TMPD/noqemu.err"))" \
+	eval "[ $rc = 1 ] && [ \$(wc -l <'$TMPD/noqemu.err') = 1 ] && grep -q 'cannot run qemu-system-aarch64' '$TMPD/noqemu.err'"
+finish

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmmtrace boot --host qemu: the guest runs under QEMU (vmm/qemu/), the
+ * second host backend, for arm64 and riscv64 guests and, on request or
+ * where /dev/kvm is missing, x86_64 ones. Not traced yet (docs/HOSTS.md):
+ * this runs the guest with its console on stdout (or --console FILE) until
+ * it resets or powers off, and ends with the same exit statuses as the KVM
+ * host: 0, 3 for a kernel panic (its line repeated on stderr), 128+N for
+ * signal N (QEMU is killed first), 1 when QEMU cannot run it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "vmm/cli/boot-qemu.h"
+#include "vmm/cli/cmd.h"
+#include "vmm/image/image.h"
+#include "vmm/qemu/qhost.h"
+
+#define PANIC_MARK "Kernel panic - not syncing: "
+#define LINE_MAX_BYTES 1024
+
+struct console_watch {
+	int out;			/* where the guest's console goes */
+	char line[LINE_MAX_BYTES];
+	size_t len;
+	char panic[256];		/* the first panic line's message */
+};
+
+static void watch_line(struct console_watch *w)
+{
+	const char *p;
+
+	w->line[w->len] = 0;
+	p = strstr(w->line, PANIC_MARK);
+	if (p && !w->panic[0]) {
+		snprintf(w->panic, sizeof(w->panic), "%s", p + strlen(PANIC_MARK));
+		w->panic[strcspn(w->panic, "\r\n")] = 0;
+	}
+	w->len = 0;
+}
+
+/* Forwards what the console pipe holds; returns 0 at its end, 1 if more may come. */
+static int console_pump(struct console_watch *w, int fd)
+{
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	for (ssize_t i = 0; i < n; i++) {
+		if (w->len < sizeof(w->line) - 1)
+			w->line[w->len++] = buf[i];
+		if (buf[i] == '\n')
+			watch_line(w);
+	}
+	for (ssize_t off = 0; off < n;) {
+		ssize_t m = write(w->out, buf + off, (size_t)(n - off));
+
+		if (m <= 0)
+			break;	/* the console's reader went away: the guest goes on */
+		off += m;
+	}
+	return n > 0;
+}
+
+/* SIGINT, SIGTERM and SIGHUP arrive through a signalfd: QEMU is ended first. */
+static int signals_fd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Runs until the guest ends or a signal comes; returns the exit status. */
+static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
+{
+	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	struct errbuf err = { "" };
+	struct qhost_stop st;
+	int open = 1, rc;
+
+	if ((rc = qhost_resume(h, &err)))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, 2, 20) > 0) {
+			if (pfd[0].revents)
+				open = console_pump(w, con);
+			if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				qhost_close(h);
+				while (console_pump(w, con))
+					;
+				return EXIT_SIGNAL_BASE + (int)si.ssi_signo;
+			}
+		}
+		if (!open)
+			pfd[0].fd = -1;
+		rc = qhost_wait(h, 0, &st, &err);
+		if (rc == -ETIMEDOUT)
+			continue;
+		if (rc == -ECHILD)
+			break;
+		if (rc)
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+		/* No breakpoint is set: a stop is QEMU's own (a debug exception); go on. */
+		if ((rc = qhost_resume(h, &err)))
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	}
+	while (open && console_pump(w, con))
+		;
+	if (w->len)
+		watch_line(w);
+	if (w->panic[0]) {
+		fprintf(stderr, "vmmtrace: guest kernel panic: %s\n", w->panic);
+		return EXIT_GUEST_PANIC;
+	}
+	return EXIT_OK;
+}
+
+int boot_qemu(const struct boot_qemu_opts *o)
+{
+	const struct qhost_arch *arch = qhost_arch_for(o->arch);
+	struct console_watch w = { .out = o->console_fd };
+	struct errbuf err = { "" };
+	char *cmdline = NULL;
+	struct qhost h;
+	int pipefd[2], sfd, status;
+
+	if (o->traced)
+		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and tracing under "
+						 "QEMU (--host qemu) is not built yet")
+				      : cmd_fail("boot", EXIT_BAD_INPUT, "%s", "tracing under --host qemu is not built "
+						 "yet (docs/HOSTS.md): the guest runs without --trace, --event, "
+						 "--handshake, --flight-recorder and --control");
+	if (!o->loadable)
+		return cmd_fail("boot", EXIT_BAD_INPUT, "%s: --host qemu boots an x86_64 bzImage or an arm64 or "
+				"riscv64 Image, not an ELF vmlinux or a compressed Image", o->kernel);
+	if (o->console_fd < 0)
+		return cmd_fail("boot", EXIT_BAD_INPUT, "cannot open --console '%s': %s", o->console, strerror(errno));
+	if (!arch)
+		return cmd_fail("boot", EXIT_BAD_INPUT, "%s: no QEMU host for this architecture", o->kernel);
+	if (o->mem % (1ULL << 20))
+		return cmd_fail("boot", EXIT_BAD_INPUT, "--mem: QEMU takes whole MiB (%llu KiB)",
+				(unsigned long long)(o->mem >> 10));
+	if (asprintf(&cmdline, "%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
+		     o->cmdline_extra) < 0)
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		free(cmdline);
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "pipe: %s", strerror(errno));
+	}
+	struct qemu_config cfg = {
+		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
+		.ncpus = o->ncpus, .mem_size = o->mem, .kernel = o->kernel, .initrd = o->initrd,
+		.cmdline = cmdline, .console_path = NULL, .console_fd = pipefd[1], .timeout_ms = 10000,
+	};
+	sfd = signals_fd();
+	if (sfd < 0 || qhost_open(&h, &cfg, arch, &err)) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		free(cmdline);
+		if (sfd >= 0)
+			close(sfd);
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", sfd < 0 ? strerror(errno) : err.msg);
+	}
+	close(pipefd[1]);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	if (o->verbose)
+		fprintf(stderr, "vmmtrace: host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s\n",
+			arch->binary, arch->machine, o->ncpus, (unsigned long long)(o->mem >> 20), cmdline);
+	status = run_loop(&h, &w, pipefd[0], sfd);
+	free(cmdline);
+	qhost_close(&h);
+	close(pipefd[0]);
+	close(sfd);
+	return status;
+}
+
+int boot_qemu_loads(const struct kernel_image *img)
+{
+	return img->is_bzimage || (img->is_raw && img->codec == CODEC_NONE);
+}
+
+int boot_host_parse(const char *s, enum boot_host *host)
+{
+	if (!strcmp(s, "kvm"))
+		*host = BOOT_HOST_KVM;
+	else if (!strcmp(s, "qemu"))
+		*host = BOOT_HOST_QEMU;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_missing)
+{
+	*kvm_missing = 0;
+	if (want != BOOT_HOST_AUTO)
+		return want;
+	if (image_arch != IMAGE_ARCH_X86_64)
+		return BOOT_HOST_QEMU;
+	*kvm_missing = access("/dev/kvm", R_OK | W_OK) != 0;
+	return *kvm_missing ? BOOT_HOST_QEMU : BOOT_HOST_KVM;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vmmtrace boot --host qemu (vmm/cli/boot-qemu.c). */
+#ifndef VMM_CLI_BOOT_QEMU_H
+#define VMM_CLI_BOOT_QEMU_H
+
+#include <stdint.h>
+
+struct boot_qemu_opts {
+	const char *kernel;
+	int arch;			/* IMAGE_ARCH_* */
+	const char *initrd;		/* or NULL */
+	const char *cmdline_replace;	/* the whole command line, or NULL: the arch's default */
+	const char *cmdline_extra;	/* appended ("" or " ..."), as --cmdline gives it */
+	unsigned ncpus;
+	uint64_t mem;
+	int console_fd;			/* where the guest's console goes (-1: --console failed to open) */
+	const char *console;		/* --console, for that error */
+	int verbose;
+	int traced;			/* tracing was asked for: refused, not built yet */
+	int kvm_missing;		/* QEMU was chosen because /dev/kvm does not open */
+	int loadable;			/* QEMU's loaders take the kernel (boot_qemu_loads) */
+};
+
+/* Runs the guest under QEMU until it ends; returns vmmtrace's exit status. */
+int boot_qemu(const struct boot_qemu_opts *o);
+
+enum boot_host { BOOT_HOST_AUTO, BOOT_HOST_KVM, BOOT_HOST_QEMU };
+
+struct kernel_image;
+/* Whether QEMU's own loaders take the kernel: an x86_64 bzImage, a plain arm64 or riscv64 Image. */
+int boot_qemu_loads(const struct kernel_image *img);
+
+/* --host's value: "kvm" or "qemu"; -EINVAL otherwise. */
+int boot_host_parse(const char *s, enum boot_host *host);
+/*
+ * The host for a kernel of image_arch: the one asked for, else this VMM on
+ * KVM for an x86_64 kernel where /dev/kvm opens, else QEMU (*kvm_missing
+ * then says /dev/kvm was why).
+ */
+enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_missing);
+
+#endif
