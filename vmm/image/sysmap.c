@@ -22,17 +22,6 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One "ADDR TYPE NAME[\t[module]]" line; 1 = symbol, 0 = skip, -1 = malformed. */
 static int parse_line(const char *p, const char *end, uint64_t *addr, char *type,
 		      const char **name, size_t *len)
@@ -41,7 +30,7 @@ static int parse_line(const char *p, const char *end, uint64_t *addr, char *type
 	int v;
 
 	*addr = 0;
-	for (; p < end && (v = hex_value(*p)) >= 0; p++, digits++)
+	for (; p < end && (v = util_hex_digit(*p)) >= 0; p++, digits++)
 		*addr = *addr << 4 | (uint64_t)v;
 	if (!digits || digits > 16 || p >= end || !is_space(*p))
 		return -1;

@@ -86,24 +86,13 @@ long gdb_decode(const uint8_t *p, size_t len, char *out, size_t cap)
 	return (long)n;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int gdb_unhex(const char *hex, size_t digits, uint8_t *out, size_t cap)
 {
 	if (digits % 2 || digits / 2 > cap)
 		return -EINVAL;
 	for (size_t i = 0; i < digits / 2; i++) {
 		/* Never past a NUL: the second digit is read only after the first is one. */
-		int hi = hexval(hex[2 * i]), lo = hi < 0 ? -1 : hexval(hex[2 * i + 1]);
+		int hi = util_hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : util_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -119,8 +108,8 @@ static int parse_hex(const char **s, const char *end, uint64_t *v)
 	unsigned n = 0;
 
 	*v = 0;
-	for (; hexval(*p) >= 0; p++, n++)
-		*v = *v << 4 | (uint64_t)hexval(*p);
+	for (; util_hex_digit(*p) >= 0; p++, n++)
+		*v = *v << 4 | (uint64_t)util_hex_digit(*p);
 	if (!n || n > 16 || (*p && !strchr(end, *p)))
 		return -EINVAL;
 	*s = p;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers several layers share: a monotonic clock, whole-file reads. */
+/* Small helpers several layers share: a monotonic clock, whole-file reads, hex digits. */
 #ifndef VMM_UTIL_H
 #define VMM_UTIL_H
 
@@ -17,5 +17,8 @@ uint64_t util_now_ns(void);
  * it is larger than max, -EIO on a short read, -ENOMEM.
  */
 int util_read_file(const char *path, uint64_t max, uint8_t **data, size_t *size);
+
+/* A hex digit's value (either case), or -1. */
+int util_hex_digit(char c);
 
 #endif
