@@ -135,6 +135,11 @@ static void child_exec(pid_t parent, int mem_fd, int gdb_fd, int con_fd, char **
 		_exit(QEMU_EXEC_FAILED);
 	if (null != 0)
 		close(null);
+	/* Nothing of vmmtrace's signal set-up carries over (a caller may block SIGINT for its signalfd). */
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	execvp(argv[0], argv);
 	_exit(QEMU_EXEC_FAILED);
