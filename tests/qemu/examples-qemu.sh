@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The examples that need no KVM (examples/arm64-qemu.sh) run as they are
+# and print what their comments promise; tests/kvm/examples.sh runs the rest.
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+require_file "$VMMTRACE_CACHE/lean-arm64/Image"
+VMMTRACE=$VMMTRACE timeout -k 5 120 "$TOP/examples/arm64-qemu.sh" >"$TMPD/a64.out" 2>"$TMPD/a64.err"
+rc=$?
+check "arm64-qemu.sh: status 0 (got $rc)" [ "$rc" = 0 ]
+check "arm64-qemu.sh: start_kernel's slot, two NOPs as compiled" \
+	grep -qE '^ffffffc[0-9a-f]{9} start_kernel 1f 20 03 d5 1f 20 03 d5 original$' "$TMPD/a64.out"
+check "arm64-qemu.sh: the boot ended in the kernel's panic, status 3" grep -qx '### exit status 3 (3: the guest kernel panicked)' "$TMPD/a64.out"
+check "arm64-qemu.sh: the panic line on stderr" grep -q '^vmmtrace: guest kernel panic: No working init found' "$TMPD/a64.err"
+finish
