@@ -8,8 +8,9 @@
 #    guest reboots, status 0;
 #  - SIGTERM ends QEMU too: status 143, no QEMU left;
 #  - bad input, one line and status 2 each: tracing options (not built
-#    yet), --arch that is not the kernel's, --host of no such host, --mem
-#    not in whole MiB; a QEMU that cannot be run: status 1.
+#    yet), --arch that is not the kernel's, --host of no such host, a
+#    --console that cannot be opened, --mem not in whole MiB; a QEMU that
+#    cannot be run: status 1.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 A64=$VMMTRACE_CACHE/lean-arm64/Image
@@ -75,6 +76,9 @@ check "an arm64 ELF vmlinux is refused as before: status 2 (got $rc: $(cat "$TMP
 boot initrdbad "$A64" --initrd "$TMPD/no-such-initrd"
 check "a missing initrd under QEMU: status 2, vmmtrace's own line (got $rc: $(cat "$TMPD/initrdbad.err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/initrdbad.err') = 1 ] && grep -q 'cannot read initrd' '$TMPD/initrdbad.err'"
+boot conbad "$A64" --console /nonexistent/dir/console
+check "--console that cannot be opened: status 2, one line (got $rc: $(cat "$TMPD/conbad.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/conbad.err') = 1 ] && grep -q \"cannot open --console '/nonexistent/dir/console'\" '$TMPD/conbad.err'"
 boot membad "$A64" --mem 100000K
 check "--mem not in whole MiB: status 2 (got $rc: $(cat "$TMPD/membad.err"))" [ "$rc" = 2 ]
 timeout 30 env PATH=/nonexistent "$VMMTRACE" boot "$A64" </dev/null >"$TMPD/noqemu.out" 2>"$TMPD/noqemu.err"

@@ -29,6 +29,16 @@ static inline const char *qtest_cache_dir(void)
 	return qtest_cache;
 }
 
+/* Whether the test was asked for arch: every arch with no arguments, else those named. */
+static inline int qtest_wanted(int argc, char **argv, const char *arch)
+{
+	int want = argc == 1;
+
+	for (int i = 1; i < argc; i++)
+		want |= !strcmp(argv[i], arch);
+	return want;
+}
+
 /* A symbol's address from the System.map of the cached kernel in dir, or 0. */
 static inline uint64_t qtest_sysmap(const char *dir, const char *name)
 {

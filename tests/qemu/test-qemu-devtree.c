@@ -160,11 +160,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	for (unsigned i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
-		int want = argc == 1;
-
-		for (int j = 1; j < argc; j++)
-			want |= !strcmp(argv[j], arches[i].name);
-		if (want)
+		if (qtest_wanted(argc, argv, arches[i].name))
 			test_arch(&arches[i]);
 	}
 	return check_exit();

@@ -273,11 +273,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	for (unsigned i = 0; i < sizeof(placements) / sizeof(placements[0]); i++) {
-		int want = argc == 1;
-
-		for (int j = 1; j < argc; j++)
-			want |= !strcmp(argv[j], placements[i].name);
-		if (want)
+		if (qtest_wanted(argc, argv, placements[i].name))
 			test_placement(&placements[i]);
 	}
 	return check_exit();

@@ -437,11 +437,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	for (unsigned i = 0; i < sizeof(stub_arches) / sizeof(stub_arches[0]); i++) {
-		int want = argc == 1;
-
-		for (int j = 1; j < argc; j++)
-			want |= !strcmp(argv[j], stub_arches[i].name);
-		if (want) {
+		if (qtest_wanted(argc, argv, stub_arches[i].name)) {
 			A = &stub_arches[i];
 			test_arch(argv[0]);
 		}

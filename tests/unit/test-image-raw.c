@@ -15,6 +15,7 @@
 #include "tests/fuzz/kallsyms-gen.h"
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/image-files.h"
 #include "vmm/image/image.h"
 #include "vmm/image/kallsyms.h"
 
@@ -32,7 +33,6 @@
 #define NPTRS		20
 #define RELA_SIZE	24
 
-static const char *dir;
 static struct kgen_sym syms[NFUNCS + 16];
 static size_t nsyms;		/* in syms, for the fake Image made last */
 static struct fx_buf linked;	/* its bytes as linked (relocated), for check_view */
@@ -223,37 +223,6 @@ static void fake_image(const struct fake *f, struct fx_buf *out)
 	free(o.data);
 }
 
-static const char *path_of(const char *name)
-{
-	static char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
-
-static int open_file(const char *name, const struct fx_buf *buf, struct kernel_image *img,
-		     struct errbuf *err)
-{
-	if (fx_write(path_of(name), buf))
-		return err_set(err, EIO, "cannot write %s", path_of(name));
-	return image_open(path_of(name), img, err);
-}
-
-/* A bad file must fail in one line naming it, and leave img empty. */
-static void expect_bad(const char *name, const struct fx_buf *buf, const char *msg_part)
-{
-	struct kernel_image img;
-	struct errbuf err = { "" };
-	int rc = open_file(name, buf, &img, &err);
-
-	CHECK(rc < 0 && strstr(err.msg, name) && (!msg_part || strstr(err.msg, msg_part)) &&
-	      !strchr(err.msg, '\n') && !img.file && !img.vmlinux,
-	      "%s is rejected%s%s%s (rc %d: %s)", name, msg_part ? " with '" : "",
-	      msg_part ? msg_part : "", msg_part ? "'" : "", rc, err.msg);
-	if (!rc)
-		image_close(&img);
-}
-
 static int same_as_built(const struct symtab *tab)
 {
 	if (!CHECK_QUIET(tab->count == nsyms, "decoded %zu symbols, built %zu", tab->count, nsyms))
@@ -379,7 +348,7 @@ static void test_good(void)
 
 static int gzip(const struct fx_buf *in, struct fx_buf *out)
 {
-	return fx_compress(dir, &fx_codecs[0], in, 0, out);
+	return fx_compress(image_files_dir, &fx_codecs[0], in, 0, out);
 }
 
 /* Image.gz: the same view as the plain Image; gzip around anything else refused. */
@@ -585,9 +554,9 @@ static void test_random(void)
 
 int main(void)
 {
-	dir = fx_tmpdir();
-	CHECK(dir != NULL, "make a temporary directory");
-	if (!dir)
+	image_files_dir = fx_tmpdir();
+	CHECK(image_files_dir != NULL, "make a temporary directory");
+	if (!image_files_dir)
 		return 1;
 	test_good();
 	test_gzip();

@@ -12,47 +12,13 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/image-files.h"
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 
 #define TEXT_SIZE (64u << 10)
 
-static const char *dir;
 static struct fx_buf elf;	/* the fixture vmlinux */
-
-static const char *path_of(const char *name)
-{
-	static char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
-
-/* Opens buf written to a file called name; image_open reads it back. */
-static int open_file(const char *name, const struct fx_buf *buf, struct kernel_image *img,
-		     struct errbuf *err)
-{
-	const char *path = path_of(name);
-
-	if (fx_write(path, buf))
-		return err_set(err, EIO, "cannot write %s", path);
-	return image_open(path, img, err);
-}
-
-/* A bad file must fail, name itself in the message, and leave img empty. */
-static void expect_bad(const char *name, const struct fx_buf *buf, const char *msg_part)
-{
-	struct kernel_image img;
-	struct errbuf err = { "" };
-	int rc = open_file(name, buf, &img, &err);
-
-	CHECK(rc < 0 && strstr(err.msg, name) && (!msg_part || strstr(err.msg, msg_part)) &&
-	      !img.file && !img.vmlinux,
-	      "%s is rejected%s%s%s (rc %d: %s)", name, msg_part ? " with '" : "",
-	      msg_part ? msg_part : "", msg_part ? "'" : "", rc, err.msg);
-	if (!rc)
-		image_close(&img);
-}
 
 /*
  * An ELF of another supported arch opens as that arch; a caller that boots
@@ -134,7 +100,7 @@ static void test_codecs(void)
 		int rc;
 
 		snprintf(name, sizeof(name), "bzImage.%s", c->name);
-		if (fx_compress(dir, c, &elf, 1, &packed) || fx_make_bzimage(&packed, 27, &bz)) {
+		if (fx_compress(image_files_dir, c, &elf, 1, &packed) || fx_make_bzimage(&packed, 27, &bz)) {
 			CHECK(0, "%s: make the bzImage fixture", c->name);
 			continue;
 		}
@@ -219,7 +185,7 @@ static void test_bad_bzimage(void)
 	struct fx_buf packed = { 0 }, bz = { 0 }, b;
 	size_t pm = fx_pm_start(27);
 
-	if (fx_compress(dir, &fx_codecs[0], &elf, 1, &packed) || fx_make_bzimage(&packed, 27, &bz)) {
+	if (fx_compress(image_files_dir, &fx_codecs[0], &elf, 1, &packed) || fx_make_bzimage(&packed, 27, &bz)) {
 		CHECK(0, "make the bzImage fixture");
 		return;
 	}
@@ -281,7 +247,7 @@ static void test_bad_bzimage(void)
 		struct fx_buf junk = fx_dup(&elf);
 
 		memset(junk.data, 0x5a, 64);
-		if (!fx_compress(dir, &fx_codecs[0], &junk, 1, &packed) && !fx_make_bzimage(&packed, 27, &bz))
+		if (!fx_compress(image_files_dir, &fx_codecs[0], &junk, 1, &packed) && !fx_make_bzimage(&packed, 27, &bz))
 			expect_bad("bz-payload-not-elf", &bz, "payload: not an ELF");
 		fx_free(&junk);
 	}
@@ -299,7 +265,7 @@ static void test_bad_files(void)
 
 	rc = image_open(path_of("absent"), &img, &err);
 	CHECK(rc == -ENOENT && strstr(err.msg, "absent"), "a missing file is -ENOENT (%s)", err.msg);
-	rc = image_open(dir, &img, &err);
+	rc = image_open(image_files_dir, &img, &err);
 	CHECK(rc < 0 && strstr(err.msg, "regular"), "a directory is rejected (%s)", err.msg);
 	expect_bad("empty", &b, "empty");
 
@@ -415,7 +381,7 @@ static void test_aarch64(void)
 	}
 	expect_other_arch("arm64.elf", &a, IMAGE_ARCH_ARM64, "ELF is for aarch64");
 	/* A bzImage is x86_64's format: its payload must be x86_64 too. */
-	if (!fx_compress(dir, &fx_codecs[0], &a, 1, &packed) && !fx_make_bzimage(&packed, 27, &bz))
+	if (!fx_compress(image_files_dir, &fx_codecs[0], &a, 1, &packed) && !fx_make_bzimage(&packed, 27, &bz))
 		expect_bad("bzImage.arm64", &bz, "payload: ELF is for aarch64");
 	fx_free(&bz);
 	fx_free(&packed);
@@ -524,10 +490,10 @@ static void test_lean(void)
 
 int main(void)
 {
-	dir = fx_tmpdir();
-	CHECK(dir != NULL, "make a temporary directory");
+	image_files_dir = fx_tmpdir();
+	CHECK(image_files_dir != NULL, "make a temporary directory");
 	CHECK(fx_make_elf(TEXT_SIZE, EM_X86_64, &elf) == 0, "make the fixture ELF (%zu bytes)", elf.len);
-	if (!dir || !elf.data)
+	if (!image_files_dir || !elf.data)
 		return 1;
 	test_codecs();
 	test_plain();
