@@ -46,21 +46,22 @@ while IFS= read -r f; do
 done < <(find proto -name '*.h' | sort)
 check_dir guest-stub 'proto/[a-z0-9_.-]+' "the stub shares only the contract with the host"
 check_dir vmm/util 'vmm/util/[a-z0-9_.-]+' "the utilities are the bottom layer"
+check_dir vmm/host 'vmm/(host|util)/[a-z0-9_.-]+' "the host boundary is an interface: it names no host"
 check_dir vmm/image 'vmm/(image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the image reader needs no KVM, no VM and no tracer"
-check_dir vmm/kvm 'vmm/(kvm|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+check_dir vmm/kvm 'vmm/(kvm|host|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the VM core calls no layer above it (the tracer registers hooks) and no arch extension"
 check_dir vmm/devices 'vmm/(devices|kvm|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
 	"devices depend on the VM core only"
 for d in vmm/*/; do
 	d=${d%/}
-	case $d in vmm/cli|vmm/control|vmm/trace|vmm/image|vmm/kvm|vmm/devices|vmm/util) continue ;; esac
+	case $d in vmm/cli|vmm/control|vmm/trace|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
 	# A host-arch folder (vmm/x86_64, ...) or another host backend.
-	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|devices|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
+	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|host|devices|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
 		"host-arch VMM code extends the VM core and calls no tracer"
 done
-check_dir vmm/trace 'vmm/(trace|kvm|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
-	"tracing sits below the control socket and the command line, above the VM core"
+check_dir vmm/trace 'vmm/(trace|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"tracing sits below the control socket and the command line, and reaches a guest through the host boundary (vmm/host) only"
 check_dir vmm/control 'vmm/(control|trace|kvm|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the control socket sits below the command line"
 # Nothing outside the command line includes its header, tests included.

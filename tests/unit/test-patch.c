@@ -190,7 +190,7 @@ static void *no_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
 
 static int fake_patch_init(struct fake *k, uint64_t stub, struct errbuf *err)
 {
-	const struct patch_mem mem = { fake_gpa_ptr, k };
+	const struct patch_mem mem = { fake_gpa_ptr, NULL, k };
 
 	return patch_init(&k->ps, &mem, &k->elf, &k->mt, &k->syms, k->ops, k->mt.fentry, stub, err);
 }
@@ -443,7 +443,7 @@ static void test_x86_phases(void)
 static void test_init_refusals(void)
 {
 	struct fake *k = calloc(1, sizeof(*k));
-	const struct patch_mem none = { no_gpa_ptr, NULL };
+	const struct patch_mem none = { no_gpa_ptr, NULL, NULL };
 	struct errbuf err = { "" };
 	int rc;
 

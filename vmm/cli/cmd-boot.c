@@ -21,6 +21,7 @@
 #include "vmm/cli/progress.h"
 #include "vmm/cli/sandbox.h"
 #include "vmm/kvm/compat.h"
+#include "vmm/kvm/host-kvm.h"
 #include "vmm/devices/console.h"
 #include "vmm/control/control.h"
 #include "vmm/image/image.h"
@@ -464,7 +465,7 @@ static void boot_tap(void *opaque, const struct ring_event *ev)
 		flightrec_event(taps->fr, ev);
 }
 
-static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, struct vm *vm,
+static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, struct host *host,
 			    struct kernel_image *img, struct tracer **t)
 {
 	struct tracer_config cfg = o->tcfg;
@@ -480,7 +481,7 @@ static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, s
 		cfg.tap = boot_tap;
 		cfg.tap_opaque = taps;
 	}
-	rc = tracer_create(t, vm, img, &cfg, &err);
+	rc = tracer_create(t, host, img, &cfg, &err);
 	if (rc)
 		return cmd_fail("boot", rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_BAD_INPUT, "%s", err.msg);
 	return 0;
@@ -655,6 +656,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	struct progress *progress = NULL;
 	struct boot_taps taps = { NULL, NULL };
 	struct hang_watch hang = { .secs = o->hang };
+	struct host_kvm hk;
 	struct vm vm;
 	int status;
 
@@ -672,7 +674,8 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		status = cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory for --handshake or --flight-recorder");
 		goto out;
 	}
-	if ((status = boot_trace_setup(o, &taps, &vm, img, &tracer)))
+	host_kvm_init(&hk, &vm);
+	if ((status = boot_trace_setup(o, &taps, &hk.h, img, &tracer)))
 		goto out;
 	if (vm_create_vcpus(&vm, &err) || (tracer && tracer_start(tracer, &err))) {
 		status = cmd_fail("boot", tracer && tracer_output_error(tracer) ? EXIT_TRACE_WRITE :

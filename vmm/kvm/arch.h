@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/host/host.h"
 #include "vmm/util/error.h"
 
 struct kernel_image;
@@ -92,15 +93,11 @@ int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
  * run.
  */
 int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err);
-/* One CPUID leaf as the vCPU was given it (x86; other arches have none). */
-struct arch_cpuid_leaf {
-	uint32_t function, index, eax, ebx, ecx, edx;
-};
 /*
  * The CPUID table KVM holds for the vCPU (what KVM_SET_CPUID2 offered the
  * guest), up to max leaves; *n says how many. -EOPNOTSUPP without one.
  */
-int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max, unsigned *n);
+int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
 /* The guest's timestamp counter now (the zero of trace timestamps). */
 int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
 

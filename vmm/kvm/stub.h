@@ -10,22 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/host/host.h"
 #include "vmm/util/error.h"
 
 struct elf_image;
 struct symtab;
 struct vm;
-
-struct stub_region {
-	uint8_t *host;			/* the whole region in host memory */
-	uint64_t size;
-	uint64_t gpa;
-	uint8_t *code;			/* host view of the code page(s) */
-	uint64_t code_va;		/* guest VA: config block, then the entry */
-	uint8_t *data;			/* host view of the ring area */
-	uint64_t data_va;
-	uint64_t data_size;
-};
 
 /* The stub image embedded at build time (guest-stub/<arch>/). */
 extern const uint8_t vt_stub_blob[];

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/host/host.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/pio.h"
@@ -23,40 +24,6 @@ struct rtc;
 struct serial;
 struct vcpu;
 struct vm;
-
-/*
- * Why the guest stopped. The VM library says why; the command line turns
- * it into a process status (README, "Exit status").
- */
-enum vm_stop_reason {
-	VM_STOP_NONE,		/* still running */
-	VM_STOP_GUEST_EXIT,	/* the guest rebooted or powered off */
-	VM_STOP_REQUESTED,	/* a user asked: `vmmtrace stop`, --stop-at */
-	VM_STOP_SIGNAL,		/* a signal to vmmtrace: vm->stop_signal says which */
-	VM_STOP_HOST_FAILURE,	/* the host refused something (KVM, memory, threads) */
-	VM_STOP_GUEST_PANIC,	/* the guest kernel panicked */
-	VM_STOP_TRIPLE_FAULT,	/* KVM_EXIT_SHUTDOWN */
-	VM_STOP_KVM_INTERNAL,	/* a KVM internal error nothing could assist */
-	VM_STOP_GUEST_HANG,	/* the guest made no progress for too long (--hang) */
-};
-
-/*
- * An exit that reached the VMM, as the vm_hooks.exit hook is told of it:
- * VM_EXIT_ANY for every exit, first, before it is handled; then, for port,
- * MMIO and MSR accesses, their details once the VMM has answered them (a
- * read's value is what the guest gets).
- */
-enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
-struct vm_exit_info {
-	enum vm_exit_kind kind;
-	uint32_t reason;		/* KVM_EXIT_* */
-	int is_write;
-	int failed;			/* msr: the access raises #GP in the guest */
-	uint64_t addr;			/* port, GPA or MSR index */
-	uint32_t size;			/* bytes per access (pio, mmio) */
-	uint32_t count;			/* pio: accesses of a rep ins/outs */
-	uint64_t value;			/* the first access's data (up to 8 bytes) */
-};
 
 /*
  * What a layer above the VM core (the tracer) asks to be told. The core

@@ -29,6 +29,7 @@ static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const st
 	if (rc)
 		return err_set(err, -rc, "%s", serr.msg);
 	s->va = ms->addr;
+	s->gpa = pa;
 	memcpy(s->orig, s->hva, n);
 	s->name = symtab_name(syms, ms->func);
 	s->init = ms->init;
@@ -45,6 +46,7 @@ int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct e
 
 	memset(ps, 0, sizeof(*ps));
 	ps->ops = ops;
+	ps->mem = *mem;
 	ps->ctx.original_target = fentry;
 	ps->ctx.our_target = stub_entry;
 	ps->slots = calloc(mt->count ? mt->count : 1, sizeof(*ps->slots));
@@ -152,7 +154,13 @@ static int patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t
 		res->busy++;
 		return -EBUSY;
 	}
-	memcpy(s->hva + chg.offset, chg.bytes + chg.offset, chg.len);
+	if (!ps->mem.write_code)
+		memcpy(s->hva + chg.offset, chg.bytes + chg.offset, chg.len);
+	else if (ps->mem.write_code(ps->mem.opaque, s->gpa + chg.offset, s->hva + chg.offset,
+				    chg.bytes + chg.offset, chg.len)) {
+		res->failed++;
+		return -EIO;
+	}
 	res->written++;
 	return 0;
 }

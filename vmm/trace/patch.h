@@ -25,7 +25,8 @@ struct symtab;
 
 struct patch_slot {
 	uint64_t va;
-	uint8_t *hva;			/* the slot's bytes in guest memory */
+	uint64_t gpa;
+	uint8_t *hva;			/* the slot's bytes in guest memory (read; written through patch_mem) */
 	uint8_t orig[SLOT_MAX_BYTES];	/* as loaded: the compiler's bytes */
 	uint8_t saved[SLOT_MAX_BYTES];	/* what our call replaced */
 	const char *name;		/* function name (in the symtab) */
@@ -33,6 +34,19 @@ struct patch_slot {
 	uint8_t init;			/* in .init.text */
 	uint8_t dead;			/* init text the guest has freed: never write */
 	uint8_t enabled;		/* our call is in place */
+};
+
+/*
+ * Where the guest's memory is: a host pointer to len bytes at guest-physical
+ * gpa, or NULL if they are not all guest RAM; and how its code is written
+ * (NULL: a copy to the host pointer will do). Given by the caller so that
+ * patching needs nothing of the host (the tracer passes the host's
+ * operations; tests, a buffer).
+ */
+struct patch_mem {
+	void *(*gpa_ptr)(void *opaque, uint64_t gpa, uint64_t len);
+	int (*write_code)(void *opaque, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len);
+	void *opaque;
 };
 
 /* What the slots hold outside vmmtrace's calls, by guest boot phase. */
@@ -44,6 +58,7 @@ enum patch_phase {
 
 struct patch_set {
 	const struct slot_ops *ops;
+	struct patch_mem mem;		/* how slots are written */
 	struct slot_ctx ctx;		/* slot_pc set per slot */
 	struct patch_slot *slots;	/* sorted by address */
 	size_t count;
@@ -60,18 +75,8 @@ struct patch_result {
 	size_t foreign;			/* in a state not ours to change: left alone */
 	size_t deferred;		/* wanted, applied when ftrace_init returns */
 	size_t busy;			/* a paused vCPU sits inside the bytes: not written */
+	size_t failed;			/* the host could not write them */
 	const char *foreign_example;
-};
-
-/*
- * Where the guest's memory is: a host pointer to len bytes at guest-physical
- * gpa, or NULL if they are not all guest RAM. Given by the caller so that
- * patching needs nothing of the VM (the tracer passes vm_gpa_ptr; tests, a
- * buffer).
- */
-struct patch_mem {
-	void *(*gpa_ptr)(void *opaque, uint64_t gpa, uint64_t len);
-	void *opaque;
 };
 
 /*

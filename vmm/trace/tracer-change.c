@@ -13,12 +13,9 @@
 #include <time.h>
 #include <urcu/urcu-memb.h>
 
-#include "vmm/kvm/arch.h"
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer-int.h"
 #include "vmm/util/util.h"
-#include "vmm/kvm/vcpu.h"
-#include "vmm/kvm/vm.h"
 
 static struct route_table *routes_build(const struct patch_set *ps)
 {
@@ -39,14 +36,12 @@ static struct route_table *routes_build(const struct patch_set *ps)
  * after the change, it would go to the wrong window (or to no client at all
  * after a detach).
  */
-static uint64_t tracer_vcpus_in_stub(struct tracer *t, struct vcpu *self)
+static uint64_t tracer_vcpus_in_stub(struct tracer *t, int self)
 {
 	uint64_t pc, mask = 0;
 
-	for (unsigned i = 0; i < t->vm->ncpus; i++) {
-		struct vcpu *v = &t->vm->vcpus[i];
-
-		if (v != self && !arch_vcpu_pc(v, &pc) && tracer_pc_in_stub(t, pc))
+	for (unsigned i = 0; i < t->host->ncpus; i++) {
+		if ((int)i != self && !t->host->ops->vcpu_pc(t->host, i, &pc) && tracer_pc_in_stub(t, pc))
 			mask |= 1ULL << i;
 	}
 	return mask;
@@ -59,9 +54,9 @@ static uint64_t tracer_vcpus_in_stub(struct tracer *t, struct vcpu *self)
  * does not schedule.
  */
 #define WAIT_RUN_NS (20 * 1000 * 1000ULL)
-static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
+static void tracer_let_run(struct tracer *t, int self, uint64_t wait)
 {
-	vm_let_run(t->vm, self, wait, WAIT_RUN_NS);
+	t->host->ops->let_run(t->host, self, wait, WAIT_RUN_NS);
 }
 
 /*
@@ -73,7 +68,7 @@ static void tracer_let_run(struct tracer *t, struct vcpu *self, uint64_t wait)
  * stub for a second is broken, or the host is starving it).
  */
 #define QUIESCE_NS (1000 * 1000 * 1000ULL)
-static unsigned tracer_quiesce(struct tracer *t, struct vcpu *self)
+static unsigned tracer_quiesce(struct tracer *t, int self)
 {
 	uint64_t start = util_now_ns(), in_stub;
 	unsigned retries = 0;
@@ -82,7 +77,7 @@ static unsigned tracer_quiesce(struct tracer *t, struct vcpu *self)
 		in_stub = tracer_vcpus_in_stub(t, self);
 		if (!tracer_drain_all(t, 0) && !in_stub)
 			return retries;
-		if (util_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
+		if (util_now_ns() - start > QUIESCE_NS || t->host->ops->stopping(t->host))
 			break;
 		tracer_let_run(t, self, in_stub ? in_stub : ~0ULL);
 	}
@@ -91,8 +86,7 @@ static unsigned tracer_quiesce(struct tracer *t, struct vcpu *self)
 	return retries;
 }
 
-void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
-		      enum vm_stop_reason reason, const char *msg)
+void tracer_stop_hook(void *opaque, int self, enum vm_stop_reason reason, const char *msg)
 {
 	struct tracer *t = opaque;
 	unsigned retries;
@@ -102,10 +96,10 @@ void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
 	 * stop request is made before the resume, so no vCPU enters the guest
 	 * again after the quiesce.
 	 */
-	vm_pause(vm, self);
+	t->host->ops->pause(t->host, self);
 	retries = tracer_quiesce(t, self);
-	vm_request_stop(vm, reason, "%s", msg);
-	vm_resume(vm);
+	t->host->ops->request_stop(t->host, reason, msg);
+	t->host->ops->resume(t->host);
 	if (retries)
 		log_info("stop: a vCPU was inside the stub; it finished its record first (%u retries)",
 			 retries);
@@ -117,22 +111,22 @@ void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
  * multi-instruction slots elsewhere) waits: the guest runs a moment and the
  * change is tried again.
  */
-static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_result *res)
+static void tracer_sync_slots(struct tracer *t, int self, struct patch_result *res)
 {
-	uint64_t pcs[VM_MAX_CPUS], start = util_now_ns();
+	uint64_t pcs[HOST_MAX_CPUS], start = util_now_ns();
 
 	for (;;) {
 		size_t n = 0;
 
-		for (unsigned i = 0; i < t->vm->ncpus; i++)
-			if (!arch_vcpu_pc(&t->vm->vcpus[i], &pcs[n]))
+		for (unsigned i = 0; i < t->host->ncpus && i < HOST_MAX_CPUS; i++)
+			if (!t->host->ops->vcpu_pc(t->host, i, &pcs[n]))
 				n++;
 		t->ps.pcs = pcs;
 		t->ps.npcs = n;
 		patch_sync(&t->ps, res);
 		t->ps.pcs = NULL;
 		t->ps.npcs = 0;
-		if (!res->busy || util_now_ns() - start > QUIESCE_NS || atomic_load(&t->vm->stopping))
+		if (!res->busy || util_now_ns() - start > QUIESCE_NS || t->host->ops->stopping(t->host))
 			break;
 		/* Lock order is pause, then change_lock: drop it while the guest runs. */
 		pthread_mutex_unlock(&t->change_lock);
@@ -141,7 +135,7 @@ static void tracer_sync_slots(struct tracer *t, struct vcpu *self, struct patch_
 	}
 }
 
-int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
+int tracer_change(struct tracer *t, int self, tracer_change_fn *fn, void *arg,
 		  struct patch_result *res)
 {
 	struct route_table *old = NULL, *rt;
@@ -149,7 +143,7 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 	int rc;
 
 	start = util_now_ns();
-	vm_pause(t->vm, self);
+	t->host->ops->pause(t->host, self);
 	tracer_quiesce(t, self);
 	held = util_now_ns();
 	pthread_mutex_lock(&t->change_lock);
@@ -173,7 +167,7 @@ int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, voi
 		t->held_worst_ns = t->held_last_ns;
 	t->changes++;
 	pthread_mutex_unlock(&t->change_lock);
-	vm_resume(t->vm);
+	t->host->ops->resume(t->host);
 	if (old) {
 		urcu_memb_synchronize_rcu();
 		free(old);

@@ -166,7 +166,7 @@ void tracer_meta(const struct tracer *t, struct trace_meta *m)
 {
 	*m = (struct trace_meta){
 		.syms = &t->syms, .tsc_khz = t->tsc_khz, .tsc_base = t->tsc_base,
-		.ncpus = t->nrings, .kernel = t->vm->cfg.kernel_path,
+		.ncpus = t->nrings, .kernel = t->host->kernel_path,
 		/* The boot's --args (made at start); attach clients ask for theirs. */
 		.fnargs = t->cfg.args ? t->fnargs : NULL,
 	};
@@ -319,7 +319,7 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 	a.sel = f ? patch_match(&t->ps, f, &n) : calloc(t->ps.count + 1, 1);
 	if (!a.sel)
 		return err_set(err, ENOMEM, "out of memory");
-	rc = tracer_change(t, NULL, attach_fn, &a, &res);
+	rc = tracer_change(t, HOST_NO_CPU, attach_fn, &a, &res);
 	free((void *)a.sel);
 	if (rc == -EUSERS)
 		return err_set(err, rc, "too many clients (at most %d)", PATCH_MAX_CLIENTS);
@@ -353,7 +353,7 @@ int tracer_detach_client(struct tracer *t, struct trace_client *c)
 	struct patch_result res;
 
 	/* Its window's events are drained into its buffer before it leaves. */
-	tracer_change(t, NULL, detach_client_fn, c, &res);
+	tracer_change(t, HOST_NO_CPU, detach_client_fn, c, &res);
 	urcu_memb_synchronize_rcu();
 	tracer_client_close(t, c, NULL);
 	if (c->out && fflush(c->out) && !atomic_load(&c->werr))
@@ -383,7 +383,7 @@ int tracer_detach_globs(struct tracer *t, const struct filter *f, char *msg, siz
 
 	if (f && !(a.sel = patch_match(&t->ps, f, &n)))
 		return -ENOMEM;
-	rc = tracer_change(t, NULL, detach_globs_fn, &a, &res);
+	rc = tracer_change(t, HOST_NO_CPU, detach_globs_fn, &a, &res);
 	free((void *)a.sel);
 
 	snprintf(msg, len, "released %zu slots (%zu written back, %zu left alone); %zu still held",

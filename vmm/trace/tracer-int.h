@@ -20,14 +20,12 @@
 #include "vmm/image/mcount.h"
 #include "vmm/trace/patch.h"
 #include "vmm/trace/ring.h"
-#include "vmm/kvm/stub.h"
 #include "vmm/image/symtab.h"
 #include "vmm/trace/task.h"
 #include "vmm/trace/trace-buf.h"
 #include "vmm/trace/writer.h"
-#include "vmm/trace/task.h"
 #include "vmm/trace/tracer.h"
-#include "vmm/kvm/vm.h"
+#include "vmm/host/host.h"
 
 struct trace_client {
 	unsigned id;
@@ -57,8 +55,8 @@ struct route_table {
 };
 
 struct tracer {
-	struct vm *vm;
-	int hooked;			/* our vm_hooks are installed */
+	struct host *host;
+	int hooked;			/* our host_hooks are installed */
 	struct tracer_config cfg;
 	struct symtab syms;
 	struct mcount_table mt;
@@ -111,30 +109,30 @@ struct tracer {
 	uint32_t vmev_offered;		/* kinds this host's KVM can deliver */
 	atomic_int vmev_inflight;	/* exits between their TSC read and their buffers */
 	atomic_ulong vm_events;
-	uint64_t vmev_seq[VM_MAX_CPUS];	/* per vCPU; only its thread writes it */
+	uint64_t vmev_seq[HOST_MAX_CPUS];	/* per vCPU; only its thread writes it */
 	/*
 	 * The current exit's guest TSC and RIP, per vCPU (its thread only):
 	 * read once for the exit's kvm:exit event, reused by the port, MMIO
 	 * or MSR event of the same exit.
 	 */
-	struct { uint64_t tsc, rip; int valid; } vmev_stamp[VM_MAX_CPUS];
+	struct { uint64_t tsc, rip; int valid; } vmev_stamp[HOST_MAX_CPUS];
 };
 
 /* tracer-run.c */
-void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
+void tracer_doorbell(void *opaque, uint32_t ring);
 /* Drains every ring once (into the router); returns 1 if one stopped at a record in flight. */
 int tracer_drain_all(struct tracer *t, int final);
 int tracer_consumer_start(struct tracer *t, struct errbuf *err);
 void tracer_consumer_stop(struct tracer *t);
 /* The breakpoints the current phase needs, on one vCPU. */
-int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err);
+int tracer_set_breakpoints(struct tracer *t, unsigned cpu, struct errbuf *err);
 /* Emits what is safe (or everything) of every client's buffer. */
 void tracer_flush_clients(struct tracer *t, int all);
 
 /* Whether pc lies in the stub's code. */
 bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
-/* vm_hooks.debug_exit: an execution breakpoint hit at pc. */
-void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc);
+/* host_hooks.debug_exit: an execution breakpoint hit at pc. */
+void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc);
 
 /* tracer-client.c */
 /* ring_batch_fn: hands a ring's events to the clients holding their slots. */
@@ -143,8 +141,8 @@ int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *ta
 /* tracer-vmev.c */
 /* Probes what the host offers of cfg->events, sets up the MSR filter; warns once for the rest. */
 int tracer_vmev_setup(struct tracer *t, struct errbuf *err);
-/* vm_hooks.exit */
-void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x);
+/* host_hooks.exit */
+void tracer_vm_exit(void *opaque, unsigned cpu, const struct vm_exit_info *x);
 /* After a client came or went (change_lock held): which kinds anyone wants. */
 void tracer_vmev_recount(struct tracer *t);
 /* Records that describe the guest at its start (kvm:cpuid); in tracer_start. */
@@ -159,11 +157,10 @@ void tracer_vmev_summary(struct tracer *t, FILE *out);
  * -errno; msg (if not NULL) gets a one-line account.
  */
 typedef int tracer_change_fn(struct tracer *t, void *arg);
-int tracer_change(struct tracer *t, struct vcpu *self, tracer_change_fn *fn, void *arg,
+int tracer_change(struct tracer *t, int self, tracer_change_fn *fn, void *arg,
 		  struct patch_result *res);
-/* vm_hooks.stop: a clean stop once no vCPU is inside the stub. */
-void tracer_stop_hook(void *opaque, struct vm *vm, struct vcpu *self,
-		      enum vm_stop_reason reason, const char *msg);
+/* host_hooks.stop: a clean stop once no vCPU is inside the stub. */
+void tracer_stop_hook(void *opaque, int self, enum vm_stop_reason reason, const char *msg);
 /* The prototypes for --args, made at first use (and its warning when the kernel has no BTF). */
 struct fnargs *tracer_fnargs(struct tracer *t);
 int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct trace_writer_ops *wops,

@@ -12,11 +12,8 @@
 #include <time.h>
 #include <urcu/urcu-memb.h>
 
-#include "vmm/kvm/arch.h"
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer-int.h"
-#include "vmm/kvm/vcpu.h"
-#include "vmm/kvm/vm.h"
 
 #define CONSUMER_PERIOD_NS (20 * 1000 * 1000)
 
@@ -37,19 +34,12 @@ int tracer_drain_all(struct tracer *t, int final)
 }
 
 /* The stub found its lossless ring full: drain it before this vCPU goes on. */
-void tracer_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+void tracer_doorbell(void *opaque, uint32_t ring)
 {
 	struct tracer *t = opaque;
-	uint32_t ring = 0;
 	int in_flight;
 
-	if (!is_write) {
-		memset(data, 0xff, size);
-		return;
-	}
-	memcpy(&ring, data, size < 4 ? size : 4);
-	/* The handler spans the 4 bytes of the stub's 32-bit out; only its first port rings. */
-	if (port != VT_DOORBELL_PORT || ring >= t->nrings) {
+	if (ring >= t->nrings) {
 		atomic_fetch_add(&t->bad_doorbells, 1);	/* the guest's value: never an index */
 		return;
 	}
@@ -102,7 +92,7 @@ static void tracer_check_output(struct tracer *t)
 		return;
 	t->output_stopped = 1;
 	tracer_output_msg(t, rc, msg, sizeof(msg));
-	vm_stop(t->vm, NULL, VM_STOP_HOST_FAILURE, "%s", msg);
+	t->host->ops->stop(t->host, HOST_NO_CPU, VM_STOP_HOST_FAILURE, msg);
 }
 
 static void *tracer_consumer(void *arg)
@@ -144,7 +134,7 @@ void tracer_consumer_stop(struct tracer *t)
 	t->consumer_running = 0;
 }
 
-int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *err)
+int tracer_set_breakpoints(struct tracer *t, unsigned cpu, struct errbuf *err)
 {
 	uint64_t bp[4];
 	unsigned n = 0;
@@ -155,23 +145,23 @@ int tracer_set_breakpoints(struct tracer *t, struct vcpu *vcpu, struct errbuf *e
 		bp[n++] = t->emergency_restart;
 	if (t->free_initmem && !t->init_dropped)
 		bp[n++] = t->free_initmem;
-	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
+	if (cpu == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
 		bp[n++] = t->ftrace_init;
-	if (vcpu->id == 0 && t->ps.phase == PATCH_PHASE_FTRACE_INIT)
+	if (cpu == 0 && t->ps.phase == PATCH_PHASE_FTRACE_INIT)
 		bp[n++] = t->ftrace_ret;
-	return arch_vcpu_set_breakpoints(vcpu, bp, n, err);
+	return t->host->ops->set_breakpoints(t->host, cpu, bp, n, err);
 }
 
 static int handoff_enter_fn(struct tracer *t, void *arg)
 {
-	struct vcpu *vcpu = arg;
+	unsigned cpu = *(const unsigned *)arg;
 	uint64_t sp;
 
 	t->early_events = atomic_load(&t->events);
-	if (arch_vcpu_read_tsc(vcpu, &t->ftrace_init_tsc) || !t->ftrace_init_tsc)
+	if (t->host->ops->read_clock(t->host, cpu, &t->ftrace_init_tsc) || !t->ftrace_init_tsc)
 		t->ftrace_init_tsc = 1;	/* unknown: a boundary before every event */
 	patch_restore_all(&t->ps, &t->handoff_restore);
-	if (arch_vcpu_entry_frame(vcpu, &sp, &t->ftrace_ret))
+	if (t->host->ops->entry_frame(t->host, cpu, &sp, &t->ftrace_ret))
 		return -EFAULT;
 	t->ps.phase = PATCH_PHASE_FTRACE_INIT;
 	return 0;
@@ -195,51 +185,54 @@ static int free_init_fn(struct tracer *t, void *arg)
 }
 
 /* After a milestone: every vCPU gets the breakpoints of the new phase. */
-static void tracer_rearm(struct tracer *t, struct vcpu *vcpu)
+static void tracer_rearm(struct tracer *t, unsigned cpu)
 {
 	struct errbuf err;
 
-	if (tracer_set_breakpoints(t, vcpu, &err))
-		vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "%s", err.msg);
+	if (tracer_set_breakpoints(t, cpu, &err))
+		t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE, err.msg);
 }
 
 bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
 {
 	return pc >= t->stub_entry &&
-	       pc < t->stub.code_va + (uint64_t)(vt_stub_blob_end - vt_stub_blob);
+	       pc < t->stub.code_va + t->stub.code_size;
 }
 
-void tracer_breakpoint(void *opaque, struct vcpu *vcpu, uint64_t pc)
+void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 {
 	struct tracer *t = opaque;
 	struct patch_result res;
+	char msg[256];
 
 	if (t->emergency_restart && pc == t->emergency_restart) {
-		vm_stop(vcpu->vm, vcpu, VM_STOP_GUEST_PANIC, "guest kernel panic: vCPU %u called "
-			"emergency_restart() (a panic with panic=-1 reboots through it)", vcpu->id);
+		snprintf(msg, sizeof(msg), "guest kernel panic: vCPU %u called "
+			 "emergency_restart() (a panic with panic=-1 reboots through it)", cpu);
+		t->host->ops->stop(t->host, (int)cpu, VM_STOP_GUEST_PANIC, msg);
 		return;
 	}
 	if (t->stop_at && pc == t->stop_at) {
-		vm_stop(vcpu->vm, vcpu, VM_STOP_REQUESTED, "stopped at %s (--stop-at) on vCPU %u",
-			t->cfg.stop_at, vcpu->id);
-	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && vcpu->id == 0) {
-		if (tracer_change(t, vcpu, handoff_enter_fn, vcpu, &res))
-			vm_request_stop(t->vm, VM_STOP_HOST_FAILURE, "cannot read ftrace_init's return address");
+		snprintf(msg, sizeof(msg), "stopped at %.128s (--stop-at) on vCPU %u", t->cfg.stop_at, cpu);
+		t->host->ops->stop(t->host, (int)cpu, VM_STOP_REQUESTED, msg);
+	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && cpu == 0) {
+		if (tracer_change(t, (int)cpu, handoff_enter_fn, &cpu, &res))
+			t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE,
+						   "cannot read ftrace_init's return address");
 		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
 			 t->handoff_restore.written, t->handoff_restore.foreign);
-		tracer_rearm(t, vcpu);
-	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && vcpu->id == 0) {
-		tracer_change(t, vcpu, handoff_leave_fn, NULL, &t->handoff_enable);
+		tracer_rearm(t, cpu);
+	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && cpu == 0) {
+		tracer_change(t, (int)cpu, handoff_leave_fn, NULL, &t->handoff_enable);
 		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign",
 			 t->handoff_enable.written, t->handoff_enable.foreign);
-		tracer_rearm(t, vcpu);
+		tracer_rearm(t, cpu);
 	} else if (t->free_initmem && pc == t->free_initmem && !t->init_dropped) {
-		tracer_change(t, vcpu, free_init_fn, NULL, &res);
+		tracer_change(t, (int)cpu, free_init_fn, NULL, &res);
 		log_info("guest frees its init text: %zu init slots forgotten", t->init_dropped);
-		tracer_rearm(t, vcpu);
+		tracer_rearm(t, cpu);
 	} else {
 		/* A stale hit: re-arm only what this vCPU still needs. */
-		log_warn("unexpected breakpoint at 0x%llx on vCPU %u", (unsigned long long)pc, vcpu->id);
-		tracer_rearm(t, vcpu);
+		log_warn("unexpected breakpoint at 0x%llx on vCPU %u", (unsigned long long)pc, cpu);
+		tracer_rearm(t, cpu);
 	}
 }

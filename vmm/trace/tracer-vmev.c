@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VM events (--event, vmevent.h): the exits the VM core reports
- * (vm_hooks.exit) become struct ring_event records on the guest's clock
+ * VM events (--event, vmevent.h): the exits a hardware-virtualization host
+ * reports (host_hooks.exit) become struct ring_event records on the guest's clock
  * and go to the clients that asked for them through the same ordering
  * buffers as function events.
  *
@@ -22,40 +22,33 @@
 #include <stdio.h>
 #include <urcu/urcu-memb.h>
 
-#include "vmm/kvm/arch.h"
-#include "vmm/kvm/kvm.h"
-#include "vmm/kvm/vcpu.h"
 #include "vmm/trace/tracer-int.h"
 #include "vmm/trace/vmevent.h"
 #include "vmm/util/log.h"
 
 int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 {
-	int hc;
+	static const struct { unsigned host, kind; } kinds[] = {
+		{ HOST_EV_EXIT, VMEV_EXIT }, { HOST_EV_PIO, VMEV_PIO }, { HOST_EV_MMIO, VMEV_MMIO },
+		{ HOST_EV_MSR, VMEV_MSR }, { HOST_EV_CPUID, VMEV_CPUID },
+	};
+	int want_msr = !!(t->cfg.events & VMEV_MASK(VMEV_MSR));
+	unsigned offered = 0;
+	int rc;
 
-	t->vmev_offered = VMEV_MASK(VMEV_PIO) | VMEV_MASK(VMEV_MMIO) | VMEV_MASK(VMEV_EXIT) |
-			  VMEV_MASK(VMEV_CPUID);
-	if (t->cfg.events & VMEV_MASK(VMEV_MSR)) {
-		struct errbuf why = { "" };
-		int rc = arch_vm_msr_intercept(t->vm, t->cfg.msrs, t->cfg.n_msrs, &why);
-
-		if (rc == -EOPNOTSUPP)
-			log_warn("kvm:msr: %s: no MSR events are recorded", why.msg);
-		else if (rc)
-			return err_set(err, -rc, "kvm:msr: %s", why.msg);
-		else
-			t->vmev_offered |= VMEV_MASK(VMEV_MSR);
+	t->vmev_offered = 0;
+	if (!t->host->ops->vmev_setup) {
+		if (t->cfg.events)
+			log_warn("the %s host reports no VM exits: no VM events are recorded", t->host->name);
+		return 0;
 	}
-	if (t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)) {
-		/*
-		 * KVM answers the guest's hypercalls itself; KVM_CAP_EXIT_HYPERCALL
-		 * hands user space only those in its mask (KVM_HC_MAP_GPA_RANGE,
-		 * bit 12, for encrypted guests), so nothing here can be recorded.
-		 */
-		hc = kvm_check_cap(t->vm->kvm_fd, KVM_CAP_EXIT_HYPERCALL);
-		log_warn("kvm:hypercall: this host's KVM hands user space no hypercall a Linux guest makes "
-			 "(KVM_CAP_EXIT_HYPERCALL mask 0x%x): no hypercall events are recorded", hc);
-	}
+	rc = t->host->ops->vmev_setup(t->host, t->cfg.msrs, want_msr ? t->cfg.n_msrs : 0,
+				      !!(t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)), &offered, err);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (offered & kinds[i].host)
+			t->vmev_offered |= VMEV_MASK(kinds[i].kind);
 	return 0;
 }
 
@@ -121,11 +114,11 @@ static unsigned tracer_vmev_fill(const struct vm_exit_info *x, struct ring_event
  * from the guest's stack, says who asked (kvm_register_clock). Exits for
  * MSRs are rare (a dozen a boot): two more ioctls each cost nothing.
  */
-static void tracer_vmev_caller(struct vcpu *vcpu, struct ring_event *ev)
+static void tracer_vmev_caller(struct tracer *t, unsigned cpu, struct ring_event *ev)
 {
 	uint64_t ret;
 
-	if (!arch_vcpu_caller(vcpu, &ret))
+	if (!t->host->ops->vcpu_caller(t->host, cpu, &ret))
 		ev->parent = vmev_msr_pack((uint32_t)ev->parent, ret);
 }
 
@@ -147,18 +140,18 @@ static unsigned tracer_vmev_detail(uint32_t reason)
  * stamp stays "in flight" from the first read until the second event is in
  * the buffers, so that the consumer makes nothing later final meanwhile.
  */
-void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x)
+void tracer_vm_exit(void *opaque, unsigned cpu, const struct vm_exit_info *x)
 {
 	struct tracer *t = opaque;
-	struct ring_event ev = { .cpu = (uint16_t)vcpu->id, .ring = vcpu->id };
+	struct ring_event ev = { .cpu = (uint16_t)cpu, .ring = cpu };
 	unsigned kind = tracer_vmev_fill(x, &ev), detail;
 	uint32_t want = atomic_load(&t->vmev_want);
 	int stamped = 0, held;
 
-	if (vcpu->id >= VM_MAX_CPUS)
+	if (cpu >= HOST_MAX_CPUS)
 		return;
-	held = t->vmev_stamp[vcpu->id].valid;
-	t->vmev_stamp[vcpu->id].valid = 0;
+	held = t->vmev_stamp[cpu].valid;
+	t->vmev_stamp[cpu].valid = 0;
 	if (x->kind == VM_EXIT_ANY && held) {
 		/* The last exit's detail never came (a port access of count 0). */
 		atomic_fetch_sub(&t->vmev_inflight, 1);
@@ -170,30 +163,30 @@ void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *
 		return;
 	}
 	if (held) {
-		ev.tsc = t->vmev_stamp[vcpu->id].tsc;
-		ev.func = t->vmev_stamp[vcpu->id].rip;
+		ev.tsc = t->vmev_stamp[cpu].tsc;
+		ev.func = t->vmev_stamp[cpu].rip;
 		stamped = 1;
 	} else {
 		atomic_fetch_add(&t->vmev_inflight, 1);
-		stamped = !arch_vcpu_read_tsc(vcpu, &ev.tsc) && !arch_vcpu_exit_pc(vcpu, &ev.func);
+		stamped = !t->host->ops->exit_stamp(t->host, cpu, &ev.tsc, &ev.func);
 	}
 	if (!stamped) {
 		/* Without the guest's clock the event cannot be placed: say so, never guess. */
 		log_warn("vCPU %u: cannot read its TSC or RIP: a %s event is not recorded",
-			 vcpu->id, vmev_name(kind));
+			 cpu, vmev_name(kind));
 		atomic_fetch_sub(&t->vmev_inflight, 1);
 		return;
 	}
 	if (kind == VMEV_MSR)
-		tracer_vmev_caller(vcpu, &ev);
-	ev.seq = t->vmev_seq[vcpu->id]++;
+		tracer_vmev_caller(t, cpu, &ev);
+	ev.seq = t->vmev_seq[cpu]++;
 	tracer_vmev_route(t, &ev, VMEV_MASK(kind));
 	detail = x->kind == VM_EXIT_ANY ? tracer_vmev_detail(x->reason) : 0;
 	if (detail && (want & VMEV_MASK(detail))) {
 		/* Held for the detail event: it reuses the stamp and ends the flight. */
-		t->vmev_stamp[vcpu->id].tsc = ev.tsc;
-		t->vmev_stamp[vcpu->id].rip = ev.func;
-		t->vmev_stamp[vcpu->id].valid = 1;
+		t->vmev_stamp[cpu].tsc = ev.tsc;
+		t->vmev_stamp[cpu].rip = ev.func;
+		t->vmev_stamp[cpu].valid = 1;
 		return;
 	}
 	atomic_fetch_sub(&t->vmev_inflight, 1);
@@ -206,13 +199,13 @@ void tracer_vm_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *
  */
 void tracer_vmev_boot_records(struct tracer *t)
 {
-	struct arch_cpuid_leaf leaf[256];
+	struct host_cpuid_leaf leaf[256];
 	unsigned n;
 
 	if (!(t->cfg.events & VMEV_MASK(VMEV_CPUID)))
 		return;
-	for (unsigned c = 0; c < t->vm->ncpus && c < VM_MAX_CPUS; c++) {
-		if (arch_vcpu_cpuid(&t->vm->vcpus[c], leaf, 256, &n)) {
+	for (unsigned c = 0; c < t->host->ncpus && c < HOST_MAX_CPUS; c++) {
+		if (!t->host->ops->vcpu_cpuid || t->host->ops->vcpu_cpuid(t->host, c, leaf, 256, &n)) {
 			log_warn("kvm:cpuid: cannot read vCPU %u's CPUID table: not recorded", c);
 			continue;
 		}

@@ -7,14 +7,11 @@
 #include <string.h>
 #include <urcu/urcu-memb.h>
 
-#include "vmm/kvm/arch.h"
 #include "vmm/image/image.h"
 #include "vmm/image/kallsyms.h"
 #include "vmm/util/log.h"
 #include "vmm/image/sysmap.h"
 #include "vmm/trace/tracer-int.h"
-#include "vmm/kvm/vcpu.h"
-#include "vmm/kvm/vm.h"
 
 #define TRACE_MIN_RECORDS 64
 /*
@@ -23,8 +20,6 @@
  * stub's data, touched only by a trace that hooks returns.
  */
 #define TRACE_SHADOW_TABLES 1024
-/* x86_64's THREAD_SIZE without KASAN (arch/x86/include/asm/page_64_types.h). */
-#define TRACE_X86_THREAD_SIZE (16u << 10)
 
 static atomic_ulong rcu_registrations;
 
@@ -63,17 +58,18 @@ static bool tracer_hook_pc_in_stub(void *opaque, uint64_t pc)
 
 static void tracer_set_hooks(struct tracer *t)
 {
-	const struct vm_hooks hooks = {
+	const struct host_hooks hooks = {
 		.opaque = t,
 		.thread_enter = tracer_hook_thread_enter,
 		.thread_exit = tracer_hook_thread_exit,
 		.pc_in_stub = tracer_hook_pc_in_stub,
 		.stop = tracer_stop_hook,
 		.debug_exit = tracer_breakpoint,
-		.exit = tracer_vm_exit,
+		.doorbell = tracer_doorbell,
+		.exit = t->host->ops->vmev_setup ? tracer_vm_exit : NULL,
 	};
 
-	vm_set_hooks(t->vm, &hooks);
+	t->host->ops->set_hooks(t->host, &hooks);
 	t->hooked = 1;
 }
 #define PERCPU_OFFSET_MAX (16u << 20)	/* per-CPU symbols are small offsets */
@@ -96,7 +92,7 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 		return rc;
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
-	rc = mcount_read(&img->elf, &t->syms, arch_slot_ops(), &t->mt, err);
+	rc = mcount_read(&img->elf, &t->syms, t->host->slot_ops, &t->mt, err);
 	if (rc && t->cfg.system_map) {
 		/* The usual cause: a map of another build. */
 		char why[sizeof(err->msg)];
@@ -146,7 +142,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	t->nrecords = TRACE_MIN_RECORDS;
 	while (t->nrecords * 2 <= n)
 		t->nrecords *= 2;
-	t->nrings = t->vm->cfg.ncpus;
+	t->nrings = t->host->ncpus;
 	ring_bytes = t->nrecords * VT_REC_SIZE;
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
 	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, &t->kbtf, err)))
@@ -158,13 +154,13 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	else
 		log_info("tasks and context from %s", t->task.btf);
 	rings_end = (hdr_bytes + t->nrings * ring_bytes + 4095) & ~4095ULL;
-	rc = arch_stub_install(t->vm, &img->elf, &t->syms, rings_end + TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE,
-			       &t->stub, err);
+	rc = t->host->ops->stub_install(t->host, &img->elf, &t->syms,
+					rings_end + TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE, &t->stub, err);
 	if (rc)
 		return rc;
 	c = (struct vt_stub_config *)t->stub.code;
 	/* The image says where its return hook is; the block then holds its address. */
-	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= (uint64_t)(vt_stub_blob_end - vt_stub_blob))
+	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= t->stub.code_size)
 		return err_set(err, EINVAL, "the embedded stub has no return hook (offset %#llx)",
 			       (unsigned long long)c->ret_va);
 	c->ret_va += t->stub.code_va;
@@ -189,7 +185,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->shadow = t->stub.data_va + rings_end;
 	c->shadow_mask = TRACE_SHADOW_TABLES - 1;
 	c->stack_off = t->task.stack_off;
-	c->stack_size = TRACE_X86_THREAD_SIZE;
+	c->stack_size = t->host->thread_size;
 	if (c->cpu_off == UINT64_MAX)
 		log_warn("no per-CPU cpu_number symbol: all CPUs share one ring");
 	t->rings = calloc(t->nrings, sizeof(*t->rings));
@@ -236,13 +232,22 @@ out:
 	return rc;
 }
 
-/* Slot patching reaches guest memory through this, knowing nothing of the VM. */
-static void *tracer_gpa_ptr(void *vm, uint64_t gpa, uint64_t len)
+/* Slot patching reaches guest memory through these, knowing nothing of the host. */
+static void *tracer_gpa_ptr(void *host, uint64_t gpa, uint64_t len)
 {
-	return vm_gpa_ptr(vm, gpa, len);
+	struct host *h = host;
+
+	return h->ops->gpa_ptr(h, gpa, len);
 }
 
-int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
+static int tracer_write_code(void *host, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len)
+{
+	struct host *h = host;
+
+	return h->ops->write_code(h, gpa, hva, bytes, len);
+}
+
+int tracer_create(struct tracer **out, struct host *host, const struct kernel_image *img,
 		  const struct tracer_config *cfg, struct errbuf *err)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -251,7 +256,7 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	if (!t)
 		return err_set(err, ENOMEM, "out of memory for the tracer");
 	tracer_rcu_register();
-	t->vm = vm;
+	t->host = host;
 	t->cfg = *cfg;
 	pthread_mutex_init(&t->change_lock, NULL);
 	pthread_mutex_init(&t->fnargs_lock, NULL);
@@ -263,8 +268,8 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	}
 	if ((rc = tracer_setup_rings(t, img, err)))
 		goto fail;
-	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, vm }, &img->elf, &t->mt,
-			&t->syms, arch_slot_ops(), t->mt.fentry, t->stub_entry, err);
+	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, tracer_write_code, host }, &img->elf, &t->mt,
+			&t->syms, host->slot_ops, t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
 	/*
@@ -280,10 +285,6 @@ int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image 
 	if (cfg->stop_on_panic && !(t->emergency_restart = tracer_text_symbol(t, "emergency_restart")))
 		log_warn("the kernel has no emergency_restart(): a panic that reboots is not caught");
 	t->ps.phase = t->ftrace_init ? PATCH_PHASE_EARLY : PATCH_PHASE_RUNNING;
-	if (pio_register(&vm->pio, VT_DOORBELL_PORT, 4, tracer_doorbell, t)) {
-		rc = err_set(err, ENOSPC, "too many port I/O devices");
-		goto fail;
-	}
 	tracer_set_hooks(t);
 	if ((rc = tracer_vmev_setup(t, err)))
 		goto fail;
@@ -305,10 +306,10 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 {
 	int rc;
 
-	if (arch_vcpu_tsc_khz(&t->vm->vcpus[0], &t->tsc_khz))
-		log_warn("KVM reports no TSC frequency: timestamps assume 1 GHz");
-	if (arch_vcpu_read_tsc(&t->vm->vcpus[0], &t->tsc_base))
-		log_warn("cannot read the guest TSC: timestamps count from the host's TSC zero");
+	if (t->host->ops->clock_khz(t->host, &t->tsc_khz))
+		log_warn("%s reports no frequency of the guest's counter: timestamps assume 1 GHz", t->host->name);
+	if (t->host->ops->read_clock(t->host, 0, &t->tsc_base))
+		log_warn("cannot read the guest's counter: timestamps count from its zero");
 	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err))) {
 		char msg[384];
 
@@ -319,8 +320,8 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 		tracer_output_msg(t, rc, msg, sizeof(msg));
 		return err_set(err, -rc, "%s", msg);
 	}
-	for (unsigned i = 0; i < t->vm->ncpus; i++)
-		if ((rc = tracer_set_breakpoints(t, &t->vm->vcpus[i], err)))
+	for (unsigned i = 0; i < t->host->ncpus; i++)
+		if ((rc = tracer_set_breakpoints(t, i, err)))
 			return rc;
 	tracer_vmev_boot_records(t);
 	return tracer_consumer_start(t, err);
@@ -454,7 +455,7 @@ void tracer_destroy(struct tracer *t)
 		return;
 	tracer_consumer_stop(t);
 	if (t->hooked)
-		vm_set_hooks(t->vm, NULL);
+		t->host->ops->set_hooks(t->host, NULL);
 	for (unsigned i = 0; i < PATCH_MAX_CLIENTS; i++)
 		if (t->clients[i] && t->clients[i] != t->boot_client)
 			t->clients[i] = NULL;	/* owned by their connections */
@@ -464,7 +465,8 @@ void tracer_destroy(struct tracer *t)
 		ring_view_destroy(&t->rings[i]);
 	free(t->rings);
 	patch_destroy(&t->ps);
-	stub_region_free(&t->stub);
+	if (t->stub.code)
+		t->host->ops->stub_free(t->host, &t->stub);
 	mcount_destroy(&t->mt);
 	symtab_destroy(&t->syms);
 	fnargs_free(t->fnargs);

@@ -16,8 +16,7 @@ struct kernel_image;
 struct ring_event;
 struct trace_meta;
 struct trace_writer_ops;
-struct vcpu;
-struct vm;
+struct host;
 struct tracer;
 
 /*
@@ -64,7 +63,7 @@ struct tracer_config {
 };
 
 /* After the kernel is loaded, before the vCPUs exist: symbols, stub, slots. */
-int tracer_create(struct tracer **out, struct vm *vm, const struct kernel_image *img,
+int tracer_create(struct tracer **out, struct host *host, const struct kernel_image *img,
 		  const struct tracer_config *cfg, struct errbuf *err);
 /* After the vCPUs exist, before they run: breakpoints, consumer thread. */
 int tracer_start(struct tracer *t, struct errbuf *err);

@@ -195,7 +195,7 @@ void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 		 s.cr0, s.cr2, s.cr3, s.cr4, s.efer);
 }
 
-int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max, unsigned *n)
+int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n)
 {
 	struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
 	int rc;
@@ -208,7 +208,7 @@ int arch_vcpu_cpuid(struct vcpu *vcpu, struct arch_cpuid_leaf *out, unsigned max
 	for (unsigned i = 0; rc >= 0 && i < cpuid->nent && *n < max; i++) {
 		const struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
 
-		out[(*n)++] = (struct arch_cpuid_leaf){ e->function, e->index, e->eax, e->ebx, e->ecx, e->edx };
+		out[(*n)++] = (struct host_cpuid_leaf){ e->function, e->index, e->eax, e->ebx, e->ecx, e->edx };
 	}
 	free(cpuid);
 	return rc < 0 ? rc : 0;

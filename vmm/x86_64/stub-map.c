@@ -74,6 +74,8 @@ int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct s
 	r->gpa = LAYOUT_STUB_GPA;
 	r->code = r->host + LAYOUT_STUB_CODE;
 	r->code_va = LAYOUT_STUB_CODE_VA;
+	r->code_gpa = r->gpa + LAYOUT_STUB_CODE;
+	r->code_size = code_size;
 	r->data = r->host + LAYOUT_STUB_DATA;
 	r->data_va = LAYOUT_STUB_DATA_VA;
 	r->data_size = data_size;

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host boundary (docs/HOSTS.md): what the tracer asks of whatever runs
+ * the guest, and what it is told back. vmmtrace's own KVM VMM implements it
+ * (vmm/kvm/host-kvm.c), QEMU another (vmm/qemu/); the tracer includes this
+ * header and nothing of either.
+ *
+ * vCPUs are named by index (0 .. ncpus-1). `self` is the calling vCPU's
+ * index when a hook's thread calls back in, HOST_NO_CPU elsewhere.
+ */
+#ifndef VMM_HOST_H
+#define VMM_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/util/error.h"
+
+#define HOST_MAX_CPUS 8
+#define HOST_NO_CPU (-1)
+
+struct elf_image;
+struct slot_ops;
+struct symtab;
+
+/*
+ * Why the guest stopped. The host says why; the command line turns it into
+ * a process status (README, "Exit status").
+ */
+enum vm_stop_reason {
+	VM_STOP_NONE,		/* still running */
+	VM_STOP_GUEST_EXIT,	/* the guest rebooted or powered off */
+	VM_STOP_REQUESTED,	/* a user asked: `vmmtrace stop`, --stop-at */
+	VM_STOP_SIGNAL,		/* a signal to vmmtrace */
+	VM_STOP_HOST_FAILURE,	/* the host refused something (KVM, QEMU, memory, threads) */
+	VM_STOP_GUEST_PANIC,	/* the guest kernel panicked */
+	VM_STOP_TRIPLE_FAULT,	/* KVM_EXIT_SHUTDOWN */
+	VM_STOP_KVM_INTERNAL,	/* a KVM internal error nothing could assist */
+	VM_STOP_GUEST_HANG,	/* the guest made no progress for too long (--hang) */
+};
+
+/*
+ * An exit that reached a hardware-virtualization host's VMM (KVM), as the
+ * exit hook is told of it: VM_EXIT_ANY for every exit, first, before it is
+ * handled; then, for port, MMIO and MSR accesses, their details once
+ * answered (a read's value is what the guest gets). The numbers are KVM's
+ * (KVM_EXIT_*), which the kvm:* events print.
+ */
+enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
+struct vm_exit_info {
+	enum vm_exit_kind kind;
+	uint32_t reason;		/* KVM_EXIT_* */
+	int is_write;
+	int failed;			/* msr: the access raises #GP in the guest */
+	uint64_t addr;			/* port, GPA or MSR index */
+	uint32_t size;			/* bytes per access (pio, mmio) */
+	uint32_t count;			/* pio: accesses of a rep ins/outs */
+	uint64_t value;			/* the first access's data (up to 8 bytes) */
+};
+
+/*
+ * The stub's home, placed by the host: its code (the configuration block
+ * at code_va, the entry after it) and its data (rings), each with the
+ * host's view and the guest kernel's virtual address.
+ */
+struct stub_region {
+	uint8_t *host;			/* memory the host mapped for it (NULL: in guest RAM) */
+	uint64_t size;
+	uint64_t gpa;
+	uint8_t *code;			/* host view of the code: the config block, then the entry */
+	uint64_t code_va;
+	uint64_t code_gpa;		/* where the code is written (write_code) */
+	size_t code_size;		/* the stub image's bytes */
+	uint8_t *data;			/* host view of the ring area */
+	uint64_t data_va;
+	uint64_t data_size;
+};
+
+/*
+ * What the tracer is told. Every hook may be NULL; they are set before the
+ * vCPUs start and stay until the guest stopped.
+ */
+struct host_hooks {
+	void *opaque;
+	/* A thread that calls the hooks starts and ends (e.g. liburcu registration). */
+	void (*thread_enter)(void *opaque);
+	void (*thread_exit)(void *opaque);
+	/* Whether pc lies in the stub. */
+	bool (*pc_in_stub)(void *opaque, uint64_t pc);
+	/*
+	 * A stop was asked for (host_ops.stop): the tracer may finish work in
+	 * flight, and must end with host_ops.request_stop.
+	 */
+	void (*stop)(void *opaque, int self, enum vm_stop_reason reason, const char *msg);
+	/* vCPU cpu stopped at one of the execution breakpoints the tracer set. */
+	void (*debug_exit)(void *opaque, unsigned cpu, uint64_t pc);
+	/*
+	 * The stub rang: its lossless ring `ring` (the guest's value, not yet
+	 * checked) is full; it waits until this returns.
+	 */
+	void (*doorbell)(void *opaque, uint32_t ring);
+	/* Every exit a hardware-virtualization host handled (kvm:* events), on the vCPU's thread. */
+	void (*exit)(void *opaque, unsigned cpu, const struct vm_exit_info *x);
+};
+
+/* One CPUID leaf as a vCPU was given it (x86; other arches have none). */
+struct host_cpuid_leaf {
+	uint32_t function, index, eax, ebx, ecx, edx;
+};
+
+/* What a host's exit hook reports (host_ops.vmev_setup). */
+enum { HOST_EV_EXIT = 1, HOST_EV_PIO = 2, HOST_EV_MMIO = 4, HOST_EV_MSR = 8, HOST_EV_CPUID = 16 };
+
+struct host;
+
+struct host_ops {
+	/*
+	 * Stop-the-world: on return no vCPU but self runs or handles an exit,
+	 * until resume. Returns the time it took in ns.
+	 */
+	uint64_t (*pause)(struct host *h, int self);
+	void (*resume)(struct host *h);
+	/*
+	 * While paused: lets only the vCPUs in mask (bit i: vCPU i; never self)
+	 * run a moment (at most wait_ns to start), then pauses them again.
+	 */
+	void (*let_run)(struct host *h, int self, uint64_t mask, uint64_t wait_ns);
+	/* A paused vCPU's PC (or the calling vCPU's own). */
+	int (*vcpu_pc)(struct host *h, unsigned cpu, uint64_t *pc);
+	/* Up to 4 execution breakpoints (guest-virtual); n = 0 clears them. From the vCPU's hook or before it runs. */
+	int (*set_breakpoints)(struct host *h, unsigned cpu, const uint64_t *va, unsigned n, struct errbuf *err);
+	/* At a function's first instruction (a breakpoint there): its stack pointer and return address. */
+	int (*entry_frame)(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *ret);
+	/* The guest's counter as the stub reads it (x86 TSC, arm64 CNTVCT, riscv64 time), and its rate. */
+	int (*read_clock)(struct host *h, unsigned cpu, uint64_t *ticks);
+	int (*clock_khz)(struct host *h, uint64_t *khz);
+	/* A clean stop: the stop hook runs first (self as for pause). */
+	void (*stop)(struct host *h, int self, enum vm_stop_reason reason, const char *msg);
+	/* Records why the guest stops (the first reason wins). Any thread. */
+	void (*request_stop)(struct host *h, enum vm_stop_reason reason, const char *msg);
+	/* Whether a stop is under way. */
+	bool (*stopping)(struct host *h);
+	void (*set_hooks)(struct host *h, const struct host_hooks *hooks);
+
+	/* Guest RAM for data (slots are read, rings read and written); NULL outside it. */
+	void *(*gpa_ptr)(struct host *h, uint64_t gpa, uint64_t len);
+	/*
+	 * Guest code: len bytes at gpa, whose host view is hva (from gpa_ptr),
+	 * while every other vCPU is paused. A host whose CPU caches translated
+	 * code (QEMU TCG) must drop it. 0 or -errno.
+	 */
+	int (*write_code)(struct host *h, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len);
+
+	/*
+	 * The stub for the guest's arch and data_size bytes of ring memory,
+	 * where every slot reaches it in every boot phase; before the guest's
+	 * first instruction. stub_free undoes it.
+	 */
+	int (*stub_install)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
+			    uint64_t data_size, struct stub_region *r, struct errbuf *err);
+	void (*stub_free)(struct host *h, struct stub_region *r);
+
+	/*
+	 * VM events, on hosts that run the guest under hardware virtualization
+	 * (NULL elsewhere): *offered gets the HOST_EV_* kinds this host reports
+	 * through the exit hook; msrs (n_msrs ranges of first and last index,
+	 * n_msrs 0: none) are the MSRs whose accesses it should report, and
+	 * hypercall whether hypercalls are wanted. Before the vCPUs run. What
+	 * it cannot do it says in a warning, not an error.
+	 */
+	int (*vmev_setup)(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall,
+			  unsigned *offered, struct errbuf *err);
+	/* On the exiting vCPU's thread: its counter and PC at the exit. */
+	int (*exit_stamp)(struct host *h, unsigned cpu, uint64_t *ticks, uint64_t *pc);
+	/* Inside a leaf function: the return address into its caller (arch_vcpu_caller). */
+	int (*vcpu_caller)(struct host *h, unsigned cpu, uint64_t *ret);
+	/* The CPUID table a vCPU was given, up to max leaves. */
+	int (*vcpu_cpuid)(struct host *h, unsigned cpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
+};
+
+/* A guest on some host; a backend embeds it and fills it in. */
+struct host {
+	const struct host_ops *ops;
+	const char *name;		/* "kvm", "qemu" */
+	unsigned ncpus;
+	const struct slot_ops *slot_ops;	/* the guest's slot encodings */
+	const char *kernel_path;
+	/* The stub's per-task stack size for --graph (x86_64: THREAD_SIZE). */
+	uint64_t thread_size;
+};
+
+#endif

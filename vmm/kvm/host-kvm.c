@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The KVM VMM behind the host boundary (vmm/host/host.h). */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <string.h>
+
+#include "proto/trace.h"
+#include "vmm/kvm/arch.h"
+#include "vmm/kvm/host-kvm.h"
+#include "vmm/kvm/kvm.h"
+#include "vmm/kvm/stub.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/util/log.h"
+
+/* x86_64's THREAD_SIZE without KASAN (arch/x86/include/asm/page_64_types.h). */
+#define KVM_X86_THREAD_SIZE (16u << 10)
+
+static struct host_kvm *hk_of(struct host *h)
+{
+	return (struct host_kvm *)h;
+}
+
+static struct vcpu *hk_vcpu(struct host *h, int cpu)
+{
+	struct vm *vm = hk_of(h)->vm;
+
+	return cpu >= 0 && (unsigned)cpu < vm->ncpus ? &vm->vcpus[cpu] : NULL;
+}
+
+static uint64_t hk_pause(struct host *h, int self)
+{
+	return vm_pause(hk_of(h)->vm, hk_vcpu(h, self));
+}
+
+static void hk_resume(struct host *h)
+{
+	vm_resume(hk_of(h)->vm);
+}
+
+static void hk_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns)
+{
+	vm_let_run(hk_of(h)->vm, hk_vcpu(h, self), mask, wait_ns);
+}
+
+static int hk_vcpu_pc(struct host *h, unsigned cpu, uint64_t *pc)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_pc(v, pc) : -EINVAL;
+}
+
+static int hk_set_breakpoints(struct host *h, unsigned cpu, const uint64_t *va, unsigned n, struct errbuf *err)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_set_breakpoints(v, va, n, err) : err_set(err, EINVAL, "no vCPU %u", cpu);
+}
+
+static int hk_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *ret)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_entry_frame(v, sp, ret) : -EINVAL;
+}
+
+static int hk_read_clock(struct host *h, unsigned cpu, uint64_t *ticks)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_read_tsc(v, ticks) : -EINVAL;
+}
+
+static int hk_clock_khz(struct host *h, uint64_t *khz)
+{
+	struct vcpu *v = hk_vcpu(h, 0);
+
+	return v ? arch_vcpu_tsc_khz(v, khz) : -EINVAL;
+}
+
+static void hk_stop(struct host *h, int self, enum vm_stop_reason reason, const char *msg)
+{
+	vm_stop(hk_of(h)->vm, hk_vcpu(h, self), reason, "%s", msg);
+}
+
+static void hk_request_stop(struct host *h, enum vm_stop_reason reason, const char *msg)
+{
+	vm_request_stop(hk_of(h)->vm, reason, "%s", msg);
+}
+
+static bool hk_stopping(struct host *h)
+{
+	return atomic_load(&hk_of(h)->vm->stopping) != 0;
+}
+
+/* The core's hooks, each handing on to the tracer's with the vCPU's index. */
+static void hkh_thread_enter(void *opaque)
+{
+	struct host_kvm *hk = opaque;
+
+	hk->hooks.thread_enter(hk->hooks.opaque);
+}
+
+static void hkh_thread_exit(void *opaque)
+{
+	struct host_kvm *hk = opaque;
+
+	hk->hooks.thread_exit(hk->hooks.opaque);
+}
+
+static bool hkh_pc_in_stub(void *opaque, uint64_t pc)
+{
+	struct host_kvm *hk = opaque;
+
+	return hk->hooks.pc_in_stub(hk->hooks.opaque, pc);
+}
+
+static void hkh_stop(void *opaque, struct vm *vm, struct vcpu *self, enum vm_stop_reason reason, const char *msg)
+{
+	struct host_kvm *hk = opaque;
+
+	(void)vm;
+	hk->hooks.stop(hk->hooks.opaque, self ? (int)self->id : HOST_NO_CPU, reason, msg);
+}
+
+static void hkh_debug_exit(void *opaque, struct vcpu *vcpu, uint64_t pc)
+{
+	struct host_kvm *hk = opaque;
+
+	hk->hooks.debug_exit(hk->hooks.opaque, vcpu->id, pc);
+}
+
+static void hkh_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x)
+{
+	struct host_kvm *hk = opaque;
+
+	hk->hooks.exit(hk->hooks.opaque, vcpu->id, x);
+}
+
+/* The stub's doorbell: a 32-bit out to VT_DOORBELL_PORT, its value the ring. */
+static void hk_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+{
+	struct host_kvm *hk = opaque;
+	uint32_t ring = 0;
+
+	if (!is_write) {
+		memset(data, 0xff, size);
+		return;
+	}
+	memcpy(&ring, data, size < 4 ? size : 4);
+	/* The handler spans the 4 bytes of the stub's 32-bit out; only its first port rings. */
+	if (port != VT_DOORBELL_PORT)
+		ring = UINT32_MAX;	/* the tracer counts it as invalid */
+	if (hk->hooks.doorbell)
+		hk->hooks.doorbell(hk->hooks.opaque, ring);
+}
+
+static void hk_set_hooks(struct host *h, const struct host_hooks *hooks)
+{
+	struct host_kvm *hk = hk_of(h);
+	struct vm_hooks vh = { .opaque = hk };
+
+	if (!hooks) {
+		vm_set_hooks(hk->vm, NULL);
+		memset(&hk->hooks, 0, sizeof(hk->hooks));
+		return;
+	}
+	hk->hooks = *hooks;
+	/* A hook the tracer leaves NULL stays NULL in the core: no cost for it. */
+	vh.thread_enter = hooks->thread_enter ? hkh_thread_enter : NULL;
+	vh.thread_exit = hooks->thread_exit ? hkh_thread_exit : NULL;
+	vh.pc_in_stub = hooks->pc_in_stub ? hkh_pc_in_stub : NULL;
+	vh.stop = hooks->stop ? hkh_stop : NULL;
+	vh.debug_exit = hooks->debug_exit ? hkh_debug_exit : NULL;
+	vh.exit = hooks->exit ? hkh_exit : NULL;
+	vm_set_hooks(hk->vm, &vh);
+}
+
+static void *hk_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
+{
+	return vm_gpa_ptr(hk_of(h)->vm, gpa, len);
+}
+
+/* Every vCPU is outside KVM_RUN: KVM runs what memory holds next time. */
+static int hk_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len)
+{
+	(void)h;
+	(void)gpa;
+	memcpy(hva, bytes, len);
+	return 0;
+}
+
+static int hk_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
+			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
+{
+	struct host_kvm *hk = hk_of(h);
+	int rc = arch_stub_install(hk->vm, elf, syms, data_size, r, err);
+
+	if (rc)
+		return rc;
+	if (!hk->doorbell_registered) {
+		if (pio_register(&hk->vm->pio, VT_DOORBELL_PORT, 4, hk_doorbell, hk)) {
+			stub_region_free(r);
+			return err_set(err, ENOSPC, "too many port I/O devices");
+		}
+		hk->doorbell_registered = 1;
+	}
+	return 0;
+}
+
+static void hk_stub_free(struct host *h, struct stub_region *r)
+{
+	(void)h;
+	stub_region_free(r);
+}
+
+static int hk_vmev_setup(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall,
+			 unsigned *offered, struct errbuf *err)
+{
+	struct host_kvm *hk = hk_of(h);
+
+	*offered = HOST_EV_EXIT | HOST_EV_PIO | HOST_EV_MMIO | HOST_EV_CPUID;
+	if (n_msrs) {
+		struct errbuf why = { "" };
+		int rc = arch_vm_msr_intercept(hk->vm, msrs, n_msrs, &why);
+
+		if (rc == -EOPNOTSUPP)
+			log_warn("kvm:msr: %s: no MSR events are recorded", why.msg);
+		else if (rc)
+			return err_set(err, -rc, "kvm:msr: %s", why.msg);
+		else
+			*offered |= HOST_EV_MSR;
+	}
+	if (hypercall) {
+		/*
+		 * KVM answers the guest's hypercalls itself; KVM_CAP_EXIT_HYPERCALL
+		 * hands user space only those in its mask (KVM_HC_MAP_GPA_RANGE,
+		 * bit 12, for encrypted guests), so nothing here can be recorded.
+		 */
+		int hc = kvm_check_cap(hk->vm->kvm_fd, KVM_CAP_EXIT_HYPERCALL);
+
+		log_warn("kvm:hypercall: this host's KVM hands user space no hypercall a Linux guest makes "
+			 "(KVM_CAP_EXIT_HYPERCALL mask 0x%x): no hypercall events are recorded", hc);
+	}
+	return 0;
+}
+
+static int hk_exit_stamp(struct host *h, unsigned cpu, uint64_t *ticks, uint64_t *pc)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	if (!v)
+		return -EINVAL;
+	if (arch_vcpu_read_tsc(v, ticks) || arch_vcpu_exit_pc(v, pc))
+		return -EIO;
+	return 0;
+}
+
+static int hk_vcpu_caller(struct host *h, unsigned cpu, uint64_t *ret)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_caller(v, ret) : -EINVAL;
+}
+
+static int hk_vcpu_cpuid(struct host *h, unsigned cpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	return v ? arch_vcpu_cpuid(v, out, max, n) : -EINVAL;
+}
+
+static const struct host_ops host_kvm_ops = {
+	.pause = hk_pause,
+	.resume = hk_resume,
+	.let_run = hk_let_run,
+	.vcpu_pc = hk_vcpu_pc,
+	.set_breakpoints = hk_set_breakpoints,
+	.entry_frame = hk_entry_frame,
+	.read_clock = hk_read_clock,
+	.clock_khz = hk_clock_khz,
+	.stop = hk_stop,
+	.request_stop = hk_request_stop,
+	.stopping = hk_stopping,
+	.set_hooks = hk_set_hooks,
+	.gpa_ptr = hk_gpa_ptr,
+	.write_code = hk_write_code,
+	.stub_install = hk_stub_install,
+	.stub_free = hk_stub_free,
+	.vmev_setup = hk_vmev_setup,
+	.exit_stamp = hk_exit_stamp,
+	.vcpu_caller = hk_vcpu_caller,
+	.vcpu_cpuid = hk_vcpu_cpuid,
+};
+
+void host_kvm_init(struct host_kvm *hk, struct vm *vm)
+{
+	memset(hk, 0, sizeof(*hk));
+	hk->vm = vm;
+	hk->h.ops = &host_kvm_ops;
+	hk->h.name = "kvm";
+	hk->h.ncpus = vm->cfg.ncpus;
+	hk->h.slot_ops = arch_slot_ops();
+	hk->h.kernel_path = vm->cfg.kernel_path;
+	hk->h.thread_size = KVM_X86_THREAD_SIZE;
+}
