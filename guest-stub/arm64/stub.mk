@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # The arm64 guest stub, cross-assembled with Debian's aarch64-linux-gnu-gcc
 # (scripts/packages-arch.txt) into a flat image: its config block at offset
-# 0, the entry after it. The QEMU backend's tests install it for now; it is
-# not yet embedded in vmmtrace.
+# 0, the entry after it; embedded in vmmtrace as vt_stub_blob_arm64, which
+# the QEMU host installs in an arm64 guest.
 A64_CC      ?= aarch64-linux-gnu-gcc
 A64_OBJCOPY ?= aarch64-linux-gnu-objcopy
 A64_STUB_DIR := $(O)/guest-stub/arm64
 A64_STUB_OBJ := $(A64_STUB_DIR)/stub.o
 A64_STUB_BIN := $(A64_STUB_DIR)/stub.bin
+A64_STUB_EMB := $(A64_STUB_DIR)/stub-embed.o
 
 $(A64_STUB_OBJ): guest-stub/arm64/stub.S proto/trace.h
 	@mkdir -p $(dir $@)
@@ -16,4 +17,8 @@ $(A64_STUB_OBJ): guest-stub/arm64/stub.S proto/trace.h
 $(A64_STUB_BIN): $(A64_STUB_OBJ)
 	$(A64_OBJCOPY) -O binary -j .text $< $@
 
+$(A64_STUB_EMB): $(A64_STUB_BIN) guest-stub/embed.S
+	$(CC) -c -DSTUB_BIN='"$(A64_STUB_BIN)"' -DSTUB_SYM=vt_stub_blob_arm64 -o $@ guest-stub/embed.S
+
+LIB_OBJ += $(A64_STUB_EMB)
 guest-stub:: $(A64_STUB_BIN)

@@ -14,8 +14,8 @@ $(STUB_BIN): $(STUB_OBJ)
 	objcopy -O binary -j .text $< $@
 
 # The host side sees the image as vt_stub_blob[] .. vt_stub_blob_end.
-$(STUB_EMB): $(STUB_BIN) guest-stub/x86_64/embed.S
-	$(CC) -c -DSTUB_BIN='"$(STUB_BIN)"' -o $@ guest-stub/x86_64/embed.S
+$(STUB_EMB): $(STUB_BIN) guest-stub/embed.S
+	$(CC) -c -DSTUB_BIN='"$(STUB_BIN)"' -DSTUB_SYM=vt_stub_blob -o $@ guest-stub/embed.S
 
 LIB_OBJ += $(STUB_EMB)
 guest-stub:: $(STUB_BIN)

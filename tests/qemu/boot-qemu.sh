@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vmmtrace boot --host qemu (vmm/cli/boot-qemu.c), untraced for now, on the
-# lean kernels under QEMU TCG:
+# vmmtrace boot --host qemu (vmm/cli/boot-qemu.c) on the lean kernels under
+# QEMU TCG (tracing there: test-qemu-trace):
 #  - arm64 and riscv64 Images without a root file system: the console on
 #    stdout, the kernel's panic repeated on stderr, status 3;
 #  - the lean x86_64 kernel with the test initramfs: its steps pass, the
 #    guest reboots, status 0;
 #  - SIGTERM ends QEMU too: status 143, no QEMU left;
-#  - bad input, one line and status 2 each: tracing options (not built
-#    yet), --arch that is not the kernel's, --host of no such host, a
+#  - bad input, one line and status 2 each: what the QEMU host does not do
+#    yet (--event, --graph, tracing an x86_64 kernel), a --trace that
+#    matches nothing, --arch that is not the kernel's, --host of no such host, a
 #    --console that cannot be opened, --mem not in whole MiB; a QEMU that
 #    cannot be run: status 1.
 . "$(dirname "$0")/../lib.sh"
@@ -56,9 +57,18 @@ sleep 0.2
 check "SIGTERM: status 143 (got $rc)" [ "$rc" = 143 ]
 check "... and no QEMU is left" eval "! pgrep -f '$marker' >/dev/null"
 
-boot trace "$A64" --trace start_kernel
-check "--trace under QEMU: status 2, one line (got $rc)" \
-	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/trace.err') = 1 ] && grep -q 'tracing under --host qemu is not built yet' '$TMPD/trace.err'"
+boot event "$A64" --trace start_kernel --event kvm:pio
+check "--event under QEMU: status 2, one line (got $rc: $(cat "$TMPD/event.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/event.err') = 1 ] && grep -q 'the QEMU host (--host qemu) has no --event' '$TMPD/event.err'"
+boot graph "$A64" --trace start_kernel --graph
+check "--graph under QEMU: status 2, one line (got $rc: $(cat "$TMPD/graph.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/graph.err') = 1 ] && grep -q 'qemu host.s stub does not hook returns' '$TMPD/graph.err'"
+boot x86trace "$LEAN_BZIMAGE" --host qemu --trace start_kernel
+check "an x86_64 kernel traced under QEMU: status 2, one line (got $rc: $(cat "$TMPD/x86trace.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/x86trace.err') = 1 ] && grep -q 'an x86_64 one is traced by this VMM on KVM' '$TMPD/x86trace.err'"
+boot nomatch "$RV" --trace 'no_such_function_*'
+check "a --trace that matches nothing under QEMU: status 2, one line (got $rc: $(cat "$TMPD/nomatch.err"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/nomatch.err') = 1 ] && grep -q 'no traceable function matches' '$TMPD/nomatch.err'"
 boot archbad "$A64" --arch riscv64
 check "--arch that is not the kernel's: status 2 (got $rc: $(cat "$TMPD/archbad.err"))" \
 	eval "[ $rc = 2 ] && grep -q 'the kernel is arm64, not riscv64' '$TMPD/archbad.err'"

@@ -2,11 +2,13 @@
 /*
  * vmmtrace boot --host qemu: the guest runs under QEMU (vmm/qemu/), the
  * second host backend, for arm64 and riscv64 guests and, on request or
- * where /dev/kvm is missing, x86_64 ones. Not traced yet (docs/HOSTS.md):
- * this runs the guest with its console on stdout (or --console FILE) until
- * it resets or powers off, and ends with the same exit statuses as the KVM
- * host: 0, 3 for a kernel panic (its line repeated on stderr), 128+N for
- * signal N (QEMU is killed first), 1 when QEMU cannot run it.
+ * where /dev/kvm is missing, x86_64 ones. It runs the guest with its
+ * console on stdout (or --console FILE) until it resets or powers off (or
+ * --stop-at), traced by the same tracer as on KVM for arm64 and riscv64
+ * kernels (--trace, --notrace, -o, --mode, --buffer-size, --stop-at), and
+ * ends with the same exit statuses as the KVM host: 0, 3 for a kernel
+ * panic (its line repeated on stderr), 128+N for signal N, 1 when QEMU
+ * cannot run it, 6 when the trace cannot be written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +23,10 @@
 #include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/image/image.h"
+#include "vmm/qemu/host-qemu.h"
 #include "vmm/qemu/qhost.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/util/log.h"
 
 #define PANIC_MARK "Kernel panic - not syncing: "
 #define LINE_MAX_BYTES 1024
@@ -84,7 +89,21 @@ static int signals_fd(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* Runs until the guest ends or a signal comes; returns the exit status. */
+/* The guest's console after its end: what is left in the pipe, and a panic it printed. */
+static int console_end(struct console_watch *w, int con, int open, int status)
+{
+	while (open && console_pump(w, con))
+		;
+	if (w->len)
+		watch_line(w);
+	if (w->panic[0] && status == EXIT_OK) {
+		fprintf(stderr, "vmmtrace: guest kernel panic: %s\n", w->panic);
+		return EXIT_GUEST_PANIC;
+	}
+	return status;
+}
+
+/* Untraced: runs until the guest ends or a signal comes; returns the exit status. */
 static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
@@ -120,15 +139,97 @@ static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
 		if ((rc = qhost_resume(h, &err)))
 			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 	}
-	while (open && console_pump(w, con))
-		;
-	if (w->len)
-		watch_line(w);
-	if (w->panic[0]) {
-		fprintf(stderr, "vmmtrace: guest kernel panic: %s\n", w->panic);
+	return console_end(w, con, open, EXIT_OK);
+}
+
+/* The exit status for why a traced guest stopped (README, "Exit status"). */
+static int traced_status(enum vm_stop_reason reason, int signo)
+{
+	switch (reason) {
+	case VM_STOP_NONE:
+	case VM_STOP_GUEST_EXIT:
+	case VM_STOP_REQUESTED:
+		return EXIT_OK;
+	case VM_STOP_SIGNAL:
+		return EXIT_SIGNAL_BASE + signo;
+	case VM_STOP_GUEST_PANIC:
 		return EXIT_GUEST_PANIC;
+	default:
+		return EXIT_FAILURE_RUN;
 	}
-	return EXIT_OK;
+}
+
+/*
+ * Traced: this thread drives QEMU (host-qemu.h) and the tracer's hooks run
+ * on it; the console and signals are looked at between the host's steps.
+ * A signal stops the guest as on KVM, with the trace so far written.
+ */
+static int run_traced(struct host_qemu *hq, struct tracer *t, struct console_watch *w, int con, int sfd)
+{
+	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	int open = 1, signo = 0, status;
+	char line[160];
+
+	while (host_qemu_step(hq, 20) == HOST_QEMU_RUNNING) {
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, 2, 0) > 0) {
+			if (pfd[0].revents)
+				open = console_pump(w, con);
+			if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si) && !signo) {
+				signo = (int)si.ssi_signo;
+				snprintf(line, sizeof(line), "stopped by signal %d (%s)", signo, strsignal(signo));
+				hq->h.ops->stop(&hq->h, HOST_NO_CPU, VM_STOP_SIGNAL, line);
+			}
+		}
+		if (!open)
+			pfd[0].fd = -1;
+	}
+	status = traced_status(hq->reason, signo);
+	/* Stopped here, QEMU is done with: its console's end is then in the pipe. */
+	qemu_kill(&hq->q->q);
+	status = console_end(w, con, open, status);
+	fprintf(stderr, "vmmtrace: %s\n", hq->msg);
+	status = boot_finish_trace(t, hq->msg, status);
+	tracer_summary(t, stderr);
+	log_info("qemu: %llu doorbells answered", (unsigned long long)hq->doorbells);
+	return status;
+}
+
+/* The guest's first bytes as QEMU loads them: how the QEMU host finds the image in RAM. */
+static int image_head(const char *path, uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	int ok = f && fread(buf, 1, len, f) == len;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -EIO;
+}
+
+static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, struct console_watch *w, int con, int sfd)
+{
+	struct errbuf err = { "" };
+	struct host_qemu hq;
+	struct tracer *t = NULL;
+	uint8_t head[64];
+	int status;
+
+	if (image_head(o->kernel, head, sizeof(head)))
+		return cmd_fail("boot", EXIT_BAD_INPUT, "cannot read %s", o->kernel);
+	if (host_qemu_init(&hq, h, o->arch, &o->img->elf, head, sizeof(head), o->kernel, &err))
+		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+	if (tracer_create(&t, &hq.h, o->img, o->tcfg, &err)) {
+		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+	} else if (tracer_start(t, &err)) {
+		status = cmd_fail("boot", tracer_output_error(t) ? EXIT_TRACE_WRITE : EXIT_FAILURE_RUN, "%s", err.msg);
+	} else {
+		status = run_traced(&hq, t, w, con, sfd);
+	}
+	qhost_close(h);
+	tracer_destroy(t);
+	host_qemu_destroy(&hq);
+	return status;
 }
 
 int boot_qemu(const struct boot_qemu_opts *o)
@@ -138,14 +239,18 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct errbuf err = { "" };
 	char *cmdline = NULL;
 	struct qhost h;
-	int pipefd[2], sfd, status;
+	int pipefd[2], sfd, status, traced = o->tcfg->n_include || o->tcfg->stop_at;
 
-	if (o->traced)
-		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and tracing under "
-						 "QEMU (--host qemu) is not built yet")
-				      : cmd_fail("boot", EXIT_BAD_INPUT, "%s", "tracing under --host qemu is not built "
-						 "yet (docs/HOSTS.md): the guest runs without --trace, --event, "
-						 "--handshake, --flight-recorder and --control");
+	if (o->unsupported)
+		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and the QEMU host "
+						 "(--host qemu) has no --event, --handshake, --flight-recorder or "
+						 "--control yet")
+				      : cmd_fail("boot", EXIT_BAD_INPUT, "%s", "the QEMU host (--host qemu) has no "
+						 "--event, --handshake, --flight-recorder or --control yet "
+						 "(docs/HOSTS.md)");
+	if (traced && o->kvm_missing && o->arch == IMAGE_ARCH_X86_64)
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm: an x86_64 kernel is traced by this VMM "
+				"on KVM (--host qemu traces arm64 and riscv64 kernels)");
 	if (!o->loadable)
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s: --host qemu boots an x86_64 bzImage or an arm64 or "
 				"riscv64 Image, not an ELF vmlinux or a compressed Image", o->kernel);
@@ -182,7 +287,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	if (o->verbose)
 		fprintf(stderr, "vmmtrace: host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s\n",
 			arch->binary, arch->machine, o->ncpus, (unsigned long long)(o->mem >> 20), cmdline);
-	status = run_loop(&h, &w, pipefd[0], sfd);
+	status = traced ? boot_traced(o, &h, &w, pipefd[0], sfd) : run_loop(&h, &w, pipefd[0], sfd);
 	free(cmdline);
 	qhost_close(&h);
 	close(pipefd[0]);

@@ -5,6 +5,10 @@
 
 #include <stdint.h>
 
+struct kernel_image;
+struct tracer;
+struct tracer_config;
+
 struct boot_qemu_opts {
 	const char *kernel;
 	int arch;			/* IMAGE_ARCH_* */
@@ -16,7 +20,9 @@ struct boot_qemu_opts {
 	int console_fd;			/* where the guest's console goes (-1: --console failed to open) */
 	const char *console;		/* --console, for that error */
 	int verbose;
-	int traced;			/* tracing was asked for: refused, not built yet */
+	const struct kernel_image *img;	/* the kernel, open */
+	const struct tracer_config *tcfg;	/* --trace, --stop-at, -o ...: traced when it asks for something */
+	int unsupported;		/* asked for what the QEMU host does not do yet (--event, --control, ...) */
 	int kvm_missing;		/* QEMU was chosen because /dev/kvm does not open */
 	int loadable;			/* QEMU's loaders take the kernel (boot_qemu_loads) */
 };
@@ -26,12 +32,17 @@ int boot_qemu(const struct boot_qemu_opts *o);
 
 enum boot_host { BOOT_HOST_AUTO, BOOT_HOST_KVM, BOOT_HOST_QEMU };
 
-struct kernel_image;
 /* Whether QEMU's own loaders take the kernel: an x86_64 bzImage, a plain arm64 or riscv64 Image. */
 int boot_qemu_loads(const struct kernel_image *img);
 
 /* --host's value: "kvm" or "qemu"; -EINVAL otherwise. */
 int boot_host_parse(const char *s, enum boot_host *host);
+/*
+ * The trace's last events and closing account after the guest stopped (its
+ * line stop_msg already said), on either host; returns the exit status,
+ * status unless the output failed (cmd-boot.c).
+ */
+int boot_finish_trace(struct tracer *t, const char *stop_msg, int status);
 /*
  * The host for a kernel of image_arch: the one asked for, else this VMM on
  * KVM for an x86_64 kernel where /dev/kvm opens, else QEMU (*kvm_missing

@@ -525,11 +525,11 @@ static void boot_report(const struct boot_opts *o, struct vm *vm, int status, in
  * stopped the guest for it, and gets its own status unless the guest's end
  * says more (a panic, a signal).
  */
-static int boot_finish_trace(struct tracer *t, const struct vm *vm, int status)
+int boot_finish_trace(struct tracer *t, const char *stop_msg, int status)
 {
 	struct errbuf err = { "" };
 
-	if (tracer_finish(t, &err) && strcmp(err.msg, vm->stop_msg))
+	if (tracer_finish(t, &err) && strcmp(err.msg, stop_msg))
 		cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 	if (tracer_output_error(t))
 		return status == EXIT_OK || status == EXIT_FAILURE_RUN ? EXIT_TRACE_WRITE : status;
@@ -707,7 +707,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	serial_flush(vm.serial);
 	boot_report(o, &vm, status, tracer != NULL);
 	if (tracer) {
-		status = boot_finish_trace(tracer, &vm, status);
+		status = boot_finish_trace(tracer, vm.stop_msg, status);
 		tracer_summary(tracer, stderr);
 		if (taps.fr)
 			boot_flight_report(&vm, tracer, taps.fr, status);
@@ -777,13 +777,14 @@ int cmd_boot(int argc, char **argv)
 			.kernel = o.kernel, .arch = img.arch, .initrd = o.initrd, .ncpus = o.ncpus, .mem = o.mem,
 			.cmdline_replace = o.cmdline_replace, .cmdline_extra = o.cmdline_extra,
 			.console_fd = boot_console_fd(&o), .console = o.console, .verbose = o.verbose,
-			.kvm_missing = rc, .loadable = boot_qemu_loads(&img),
-			.traced = o.tcfg.n_include || o.tcfg.events || o.handshake || o.flight_recorder || o.control,
+			.kvm_missing = rc, .loadable = boot_qemu_loads(&img), .img = &img, .tcfg = &o.tcfg,
+			.unsupported = o.tcfg.events || o.handshake || o.flight_recorder || o.control,
 		};
 
 		free(initrd);
+		rc = boot_qemu(&q);
 		image_close(&img);
-		return boot_qemu(&q);
+		return rc;
 	}
 	/* The reader opens arm64 and riscv64 kernels too; this VMM boots x86_64 ones. */
 	if (image_require_arch(&img, IMAGE_ARCH_X86_64, &err)) {

@@ -160,6 +160,9 @@ struct host_ops {
 	int (*stub_install)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			    uint64_t data_size, struct stub_region *r, struct errbuf *err);
 	void (*stub_free)(struct host *h, struct stub_region *r);
+	/* How many bytes of ring memory stub_install can give (NULL: as many as asked). */
+	int (*stub_room)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
+			 uint64_t *bytes, struct errbuf *err);
 
 	/*
 	 * VM events, on hosts that run the guest under hardware virtualization
@@ -188,6 +191,8 @@ struct host {
 	const char *kernel_path;
 	/* The stub's per-task stack size for --graph (x86_64: THREAD_SIZE). */
 	uint64_t thread_size;
+	int graph;			/* its stub hooks returns (--graph) */
+	int live;			/* pause from any thread: a control socket may attach */
 };
 
 #endif

@@ -290,7 +290,7 @@ int qemu_reap(struct qemu *q)
 	return q->reaped;
 }
 
-void qemu_stop(struct qemu *q)
+void qemu_kill(struct qemu *q)
 {
 	if (q->pid > 0 && !qemu_reap(q)) {
 		kill(q->pid, SIGKILL);
@@ -298,6 +298,11 @@ void qemu_stop(struct qemu *q)
 			;
 		q->reaped = 1;
 	}
+}
+
+void qemu_stop(struct qemu *q)
+{
+	qemu_kill(q);
 	q->pid = -1;
 	gdb_close(&q->gdb);
 	if (q->ram)

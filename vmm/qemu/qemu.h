@@ -57,6 +57,8 @@ int qemu_start(struct qemu *q, const struct qemu_config *cfg, struct errbuf *err
 int qemu_dump_dtb(const struct qemu_config *cfg, void **dtb, size_t *len, struct errbuf *err);
 /* Whether QEMU has exited (reaps it; q->status says how). */
 int qemu_reap(struct qemu *q);
+/* Kills QEMU if it still runs and reaps it; its RAM stays mapped (the rings are read after). */
+void qemu_kill(struct qemu *q);
 /* Kills QEMU if it still runs, reaps it, unmaps the RAM. Idempotent. */
 void qemu_stop(struct qemu *q);
 

@@ -187,7 +187,7 @@ int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_
 	return rc;
 }
 
-int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
+int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err)
 {
 	uint8_t regs[4096];
 	size_t n;
@@ -198,10 +198,15 @@ int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *er
 	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)) ||
 	    (rc = gdb_read_regs(&h->q.gdb, regs, sizeof(regs), &n, err)))
 		return rc;
-	if (n < h->arch.pc_off + 8)
-		return err_set(err, EPROTO, "qemu: a 'g' reply of %zu bytes has no PC", n);
-	memcpy(pc, regs + h->arch.pc_off, 8);
+	if (n < (size_t)off + 8)
+		return err_set(err, EPROTO, "qemu: a 'g' reply of %zu bytes has no register at %u", n, off);
+	memcpy(val, regs + off, 8);
 	return 0;
+}
+
+int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
+{
+	return qhost_vcpu_reg(h, cpu, h->arch.pc_off, pc, err);
 }
 
 void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len)

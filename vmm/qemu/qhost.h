@@ -77,6 +77,8 @@ int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_
 
 /* While paused: a vCPU's PC. */
 int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err);
+/* While paused: the 8 bytes at offset off of a vCPU's 'g' reply (a general register). */
+int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err);
 
 /* Guest RAM through the shared mapping (data only: rings, tables); NULL outside RAM. */
 void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len);

@@ -13,9 +13,12 @@
  * not a per-CPU variable.
  */
 #define TASK_PERCPU_MAX (1ULL << 32)
+#define TASK_CPU_NUMBER_MAX (16u << 20)	/* cpu_number is among the first per-CPU variables */
 
-/* x86_64's TIF_NEED_RESCHED (arch/x86/include/asm/thread_info.h): a #define, not in BTF. */
+/* TIF_NEED_RESCHED (arch/<arch>/include/asm/thread_info.h): a #define, not in BTF. */
 #define TASK_X86_TIF_NEED_RESCHED 3
+#define TASK_ARM64_TIF_NEED_RESCHED 1
+#define TASK_RISCV_TIF_NEED_RESCHED 3
 
 /* The comm of init_task, the one task_struct whose bytes the image holds (INIT_TASK_COMM). */
 #define TASK_INIT_COMM "swapper"
@@ -69,6 +72,64 @@ static int task_check_init(const struct kernel_image *img, const struct symtab *
 	return 0;
 }
 
+/* What the stub must not follow once the task's own offsets are unknown. */
+static void task_forget(struct task_layout *l)
+{
+	l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off = l->stack_off =
+		TASK_UNKNOWN;
+	/* riscv64 finds its CPU number in the task too. */
+	if (l->cpu_in_task)
+		l->cpu_off = TASK_UNKNOWN;
+}
+
+/* x86_64: current and the preempt count per CPU, cpu_number a per-CPU offset too. */
+static void task_x86(const struct symtab *syms, const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+{
+	const struct symbol *cpu = symtab_find_name(syms, "cpu_number");
+
+	l->cpu_off = cpu && cpu->addr < TASK_CPU_NUMBER_MAX ? cpu->addr : TASK_UNKNOWN;
+	/* Per-CPU: up to 6.1 variables of their own, from 6.2 members of pcpu_hot. */
+	l->cur_off = task_percpu(syms, "current_task");
+	l->pc_off = task_percpu(syms, "__preempt_count");
+	if (have_btf && (l->cur_off == TASK_UNKNOWN || l->pc_off == TASK_UNKNOWN)) {
+		uint64_t hot = task_percpu(syms, "pcpu_hot"), c, p;
+		uint32_t hot_size = kbtf_struct_size(kb, "pcpu_hot");
+
+		c = task_member(kb, "pcpu_hot", "current_task", 8, hot_size);
+		p = task_member(kb, "pcpu_hot", "preempt_count", 4, hot_size);
+		if (hot != TASK_UNKNOWN && c != TASK_UNKNOWN && l->cur_off == TASK_UNKNOWN)
+			l->cur_off = hot + c;
+		if (hot != TASK_UNKNOWN && p != TASK_UNKNOWN && l->pc_off == TASK_UNKNOWN)
+			l->pc_off = hot + p;
+	}
+}
+
+/*
+ * arm64 and riscv64: current in a register from the first C instruction
+ * (sp_el0, tp), the preempt count in thread_info (task_struct's first
+ * member with THREAD_INFO_IN_TASK): arm64's 64 bits with the inverted
+ * need-resched bit at 32, riscv64's the generic int. The CPU number: arm64
+ * cpu_number per CPU (its address plus tpidr_el1), riscv64 thread_info.cpu.
+ */
+static void task_other_arch(const struct kernel_image *img, const struct symtab *syms,
+			    const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+{
+	const struct symbol *cpu = symtab_find_name(syms, "cpu_number");
+	uint32_t size = have_btf ? kbtf_struct_size(kb, "task_struct") : 0;
+
+	if (img->arch == IMAGE_ARCH_ARM64) {
+		l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
+		if (have_btf)
+			l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 8, size);
+	} else if (have_btf) {
+		l->cpu_in_task = 1;
+		l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);
+		l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 4, size);
+	}
+	if (have_btf)
+		l->cur_off = 0;
+}
+
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
 		     struct errbuf *err)
@@ -77,8 +138,8 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	int rc, have_btf, asked = btf_path != NULL;
 
 	memset(l, 0, sizeof(*l));
-	l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-		l->stack_off = TASK_UNKNOWN;
+	l->cpu_off = l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask =
+		l->migr_off = l->stack_off = TASK_UNKNOWN;
 	if (btf_path) {
 		if ((rc = kbtf_from_file(btf_path, &kb, err)))
 			return rc;
@@ -101,24 +162,13 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	}
 	have_btf = kb.btf != NULL;
 	snprintf(l->btf, sizeof(l->btf), "%s", have_btf ? kb.source : err->msg);
-
-	/* Per-CPU: up to 6.1 variables of their own, from 6.2 members of pcpu_hot. */
-	l->cur_off = task_percpu(syms, "current_task");
-	l->pc_off = task_percpu(syms, "__preempt_count");
-	if (have_btf && (l->cur_off == TASK_UNKNOWN || l->pc_off == TASK_UNKNOWN)) {
-		uint64_t hot = task_percpu(syms, "pcpu_hot"), c, p;
-		uint32_t hot_size = kbtf_struct_size(&kb, "pcpu_hot");
-
-		c = task_member(&kb, "pcpu_hot", "current_task", 8, hot_size);
-		p = task_member(&kb, "pcpu_hot", "preempt_count", 4, hot_size);
-		if (hot != TASK_UNKNOWN && c != TASK_UNKNOWN && l->cur_off == TASK_UNKNOWN)
-			l->cur_off = hot + c;
-		if (hot != TASK_UNKNOWN && p != TASK_UNKNOWN && l->pc_off == TASK_UNKNOWN)
-			l->pc_off = hot + p;
-	}
+	if (img->arch == IMAGE_ARCH_X86_64)
+		task_x86(syms, &kb, have_btf, l);
+	else
+		task_other_arch(img, syms, &kb, have_btf, l);
 	if (l->pc_off == TASK_UNKNOWN)
-		task_missing(l, "the per-CPU preempt count");
-
+		task_missing(l, img->arch == IMAGE_ARCH_X86_64 ? "the per-CPU preempt count" :
+			     "thread_info.preempt_count");
 	if (have_btf) {
 		l->task_size = kbtf_struct_size(&kb, "task_struct");
 		l->pid_off = task_member(&kb, "task_struct", "pid", 4, l->task_size);
@@ -127,7 +177,9 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
 		l->stack_off = task_member(&kb, "task_struct", "stack", 8, l->task_size);
 		if (l->tif_off != TASK_UNKNOWN)
-			l->tif_mask = 1ULL << TASK_X86_TIF_NEED_RESCHED;
+			l->tif_mask = 1ULL << (img->arch == IMAGE_ARCH_ARM64 ? TASK_ARM64_TIF_NEED_RESCHED :
+					       img->arch == IMAGE_ARCH_RISCV64 ? TASK_RISCV_TIF_NEED_RESCHED :
+					       TASK_X86_TIF_NEED_RESCHED);
 		else
 			task_missing(l, "task_struct.thread_info.flags");
 		if (l->migr_off == TASK_UNKNOWN)
@@ -138,16 +190,14 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	if (l->pid_off == TASK_UNKNOWN || l->comm_off == TASK_UNKNOWN) {
 		task_missing(l, have_btf ? "task_struct.pid or .comm" : "task names and pids (no BTF)");
 		/* The stub follows the task pointer only to offsets it knows. */
-		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-			l->stack_off = TASK_UNKNOWN;
+		task_forget(l);
 	}
 	if (l->comm_off != TASK_UNKNOWN && (rc = task_check_init(img, syms, l, err))) {
 		kbtf_close(&kb);
 		if (asked)
 			return rc;
 		task_missing(l, "a task_struct that matches init_task");
-		l->cur_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask = l->migr_off =
-			l->stack_off = TASK_UNKNOWN;
+		task_forget(l);
 	}
 	if (keep)
 		*keep = kb;	/* another kernel's BTF was closed above: its prototypes would lie too */
@@ -155,7 +205,6 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		kbtf_close(&kb);
 	return 0;
 }
-
 static void task_print_off(FILE *out, const char *what, uint64_t v, const char *how)
 {
 	if (v == TASK_UNKNOWN)

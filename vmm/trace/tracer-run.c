@@ -158,8 +158,13 @@ static int handoff_enter_fn(struct tracer *t, void *arg)
 	uint64_t sp;
 
 	t->early_events = atomic_load(&t->events);
+	/*
+	 * A host that cannot read the guest's counter now (QEMU's gdbstub shows
+	 * no CNTVCT or time): just after the newest event, every ring being
+	 * drained; with none yet, a boundary before every event.
+	 */
 	if (t->host->ops->read_clock(t->host, cpu, &t->ftrace_init_tsc) || !t->ftrace_init_tsc)
-		t->ftrace_init_tsc = 1;	/* unknown: a boundary before every event */
+		t->ftrace_init_tsc = atomic_load(&t->max_tsc) + 1;
 	patch_restore_all(&t->ps, &t->handoff_restore);
 	if (t->host->ops->entry_frame(t->host, cpu, &sp, &t->ftrace_ret))
 		return -EFAULT;

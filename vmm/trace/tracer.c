@@ -14,6 +14,8 @@
 #include "vmm/trace/tracer-int.h"
 
 #define TRACE_MIN_RECORDS 64
+/* Where the host has little room: lossless rings ring the doorbell more often. */
+#define TRACE_MIN_SMALL_RECORDS 8
 /*
  * --graph's shadow stacks, one per task inside a traced call at once (the
  * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
@@ -72,7 +74,6 @@ static void tracer_set_hooks(struct tracer *t)
 	t->host->ops->set_hooks(t->host, &hooks);
 	t->hooked = 1;
 }
-#define PERCPU_OFFSET_MAX (16u << 20)	/* per-CPU symbols are small offsets */
 
 static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
 {
@@ -134,17 +135,36 @@ static uint64_t tracer_text_symbol(struct tracer *t, const char *name)
 /* Ring geometry, the stub's configuration block, the host's ring views. */
 static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
 {
-	uint64_t hdr_bytes, ring_bytes, rings_end, n = t->cfg.buffer_size / VT_REC_SIZE;
-	const struct symbol *cpu = symtab_find_name(&t->syms, "cpu_number");
+	uint64_t hdr_bytes, ring_bytes, rings_end, n = t->cfg.buffer_size / VT_REC_SIZE, room = UINT64_MAX;
+	uint64_t shadow = t->host->graph ? TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE : 0;
 	struct vt_stub_config *c;
 	int rc;
 
+	if (t->cfg.graph && !t->host->graph)
+		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub does not hook returns yet", t->host->name);
 	t->nrecords = TRACE_MIN_RECORDS;
 	while (t->nrecords * 2 <= n)
 		t->nrecords *= 2;
 	t->nrings = t->host->ncpus;
-	ring_bytes = t->nrecords * VT_REC_SIZE;
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
+	if (t->host->ops->stub_room) {
+		/* A host with little room for rings (QEMU: padding of the image): as many records as fit. */
+		if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
+			return rc;
+		hdr_bytes = (uint64_t)t->nrings * VT_HDR_SIZE;
+		while (t->nrecords > TRACE_MIN_SMALL_RECORDS &&
+		       hdr_bytes + t->nrings * t->nrecords * VT_REC_SIZE > room)
+			t->nrecords /= 2;
+		if (hdr_bytes + t->nrings * t->nrecords * VT_REC_SIZE > room)
+			return err_set(err, E2BIG, "the %s host has room for %llu bytes of rings: not even %u records "
+				       "for each of %u CPUs", t->host->name, (unsigned long long)room,
+				       TRACE_MIN_SMALL_RECORDS, t->nrings);
+		if (t->nrecords * VT_REC_SIZE < t->cfg.buffer_size)
+			log_info("rings of %llu records (%llu bytes) per CPU: all the %s host has room for",
+				 (unsigned long long)t->nrecords, (unsigned long long)(t->nrecords * VT_REC_SIZE),
+				 t->host->name);
+	}
+	ring_bytes = t->nrecords * VT_REC_SIZE;
 	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, &t->kbtf, err)))
 		return rc;
 	/* Said where it matters: a Linux kernel (tiny test payloads have no tasks). */
@@ -153,19 +173,20 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 			 t->cfg.btf ? "" : "; --btf FILE gives the kernel's types");
 	else
 		log_info("tasks and context from %s", t->task.btf);
-	rings_end = (hdr_bytes + t->nrings * ring_bytes + 4095) & ~4095ULL;
-	rc = t->host->ops->stub_install(t->host, &img->elf, &t->syms,
-					rings_end + TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE, &t->stub, err);
+	rings_end = hdr_bytes + t->nrings * ring_bytes;
+	if (room == UINT64_MAX)
+		rings_end = (rings_end + 4095) & ~4095ULL;
+	rc = t->host->ops->stub_install(t->host, &img->elf, &t->syms, rings_end + shadow, &t->stub, err);
 	if (rc)
 		return rc;
 	c = (struct vt_stub_config *)t->stub.code;
 	/* The image says where its return hook is; the block then holds its address. */
-	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= t->stub.code_size)
+	if (t->host->graph && (c->ret_va < VT_CFG_SIZE || c->ret_va >= t->stub.code_size))
 		return err_set(err, EINVAL, "the embedded stub has no return hook (offset %#llx)",
 			       (unsigned long long)c->ret_va);
-	c->ret_va += t->stub.code_va;
+	c->ret_va = t->host->graph ? c->ret_va + t->stub.code_va : 0;
 	c->magic = VT_STUB_MAGIC;
-	c->cpu_off = cpu && cpu->addr < PERCPU_OFFSET_MAX ? cpu->addr : UINT64_MAX;
+	c->cpu_off = t->task.cpu_off;
 	c->ring_hdrs = t->stub.data_va;
 	c->ring_recs = t->stub.data_va + hdr_bytes;
 	c->ring_bytes = ring_bytes;
@@ -187,7 +208,8 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->stack_off = t->task.stack_off;
 	c->stack_size = t->host->thread_size;
 	if (c->cpu_off == UINT64_MAX)
-		log_warn("no per-CPU cpu_number symbol: all CPUs share one ring");
+		log_warn("the CPU number is unknown (%s): all CPUs share one ring",
+			 t->task.cpu_in_task ? "no thread_info.cpu in the BTF" : "no per-CPU cpu_number symbol");
 	t->rings = calloc(t->nrings, sizeof(*t->rings));
 	if (!t->rings)
 		return err_set(err, ENOMEM, "out of memory for ring views");

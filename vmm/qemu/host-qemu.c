@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/* QEMU behind the host boundary (vmm/host/host.h); see host-qemu.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/slot.h"
+#include "proto/trace.h"
+#include "vmm/image/elf.h"
+#include "vmm/image/image.h"
+#include "vmm/image/symtab.h"
+#include "vmm/qemu/host-qemu.h"
+#include "vmm/util/log.h"
+
+/* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
+extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
+extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
+
+#define STUB_CODE_ROOM 4096
+#define QEMU_RUN_MS 20
+
+/*
+ * What differs by guest: the stub, where it and its rings go
+ * (docs/STUB-PLACEMENT.md), the 'g' offsets of the registers the host
+ * reads (the stack pointer and return address at a function's entry, the
+ * ring header the stub holds at its doorbell), and the rate of the counter
+ * the stub reads. QEMU 7.2's arm64 generic timer counts at 62.5 MHz
+ * (GTIMER_SCALE, 16 ns); its riscv64 virt machine's timebase is 10 MHz
+ * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ).
+ */
+struct qguest {
+	const uint8_t *blob, *blob_end;
+	const char *code_end;		/* the stub fills the STUB_CODE_ROOM bytes below this symbol */
+	const char *data_start, *data_end;
+	uint64_t data_end_align;
+	unsigned sp_off, ret_off, ring_reg_off;
+	uint64_t clock_khz;
+	enum slot_arch slot_arch;
+};
+
+static const struct qguest qguests[] = {
+	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end", 0,
+			       31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
+	[IMAGE_ARCH_RISCV64] = { vt_stub_blob_riscv64, vt_stub_blob_riscv64_end, "__init_begin", "_end", "_end",
+				 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
+};
+
+static struct host_qemu *hq_of(struct host *h)
+{
+	return (struct host_qemu *)h;
+}
+
+static const struct qguest *hq_guest(const struct host_qemu *hq)
+{
+	return &qguests[hq->image_arch];
+}
+
+static int on_driver(const struct host_qemu *hq)
+{
+	return pthread_equal(pthread_self(), hq->driver);
+}
+
+/* The tracer's guest-physical addresses are the image's; QEMU put it elsewhere. */
+static uint64_t hq_real(const struct host_qemu *hq, uint64_t gpa)
+{
+	return hq->q->arch.ram_gpa + (uint64_t)((int64_t)gpa + hq->bias);
+}
+
+static void hq_request_stop(struct host *h, enum vm_stop_reason reason, const char *msg)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	pthread_mutex_lock(&hq->lock);
+	if (!atomic_load(&hq->stopping)) {
+		hq->reason = reason;
+		snprintf(hq->msg, sizeof(hq->msg), "%s", msg);
+		atomic_store(&hq->stopping, 1);
+	}
+	pthread_mutex_unlock(&hq->lock);
+}
+
+static bool hq_stopping(struct host *h)
+{
+	return atomic_load(&hq_of(h)->stopping) != 0;
+}
+
+static void hq_stop(struct host *h, int self, enum vm_stop_reason reason, const char *msg)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	if (!on_driver(hq)) {
+		/* Carried out by the driver at its next step: the gdbstub is its conversation. */
+		pthread_mutex_lock(&hq->lock);
+		if (!hq->asked) {
+			hq->asked = 1;
+			hq->ask_reason = reason;
+			snprintf(hq->ask_msg, sizeof(hq->ask_msg), "%s", msg);
+		}
+		pthread_mutex_unlock(&hq->lock);
+		return;
+	}
+	if (hq->hooks.stop && !atomic_load(&hq->stopping))
+		hq->hooks.stop(hq->hooks.opaque, self, reason, msg);
+	else
+		hq_request_stop(h, reason, msg);
+}
+
+/* On the driver QEMU is stopped whenever the tracer runs: nothing to pause. */
+static uint64_t hq_pause(struct host *h, int self)
+{
+	(void)self;
+	if (!on_driver(hq_of(h)))
+		log_warn("qemu: a pause from a thread other than the driver's is not supported");
+	return 0;
+}
+
+static void hq_resume(struct host *h)
+{
+	(void)h;	/* the driver resumes QEMU when the hook returns */
+}
+
+/* The ring whose header the stub holds at its doorbell, or UINT32_MAX. */
+static uint32_t hq_doorbell_ring(struct host_qemu *hq, unsigned cpu)
+{
+	const struct vt_stub_config *c = (const struct vt_stub_config *)hq->stub_cfg;
+	struct errbuf err;
+	uint64_t hdr;
+
+	if (qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ring_reg_off, &hdr, &err) || hdr < c->ring_hdrs ||
+	    (hdr - c->ring_hdrs) % VT_HDR_SIZE || (hdr - c->ring_hdrs) / VT_HDR_SIZE >= UINT32_MAX)
+		return UINT32_MAX;
+	return (uint32_t)((hdr - c->ring_hdrs) / VT_HDR_SIZE);
+}
+
+/* A vCPU at the stub's doorbell: the tracer drains its ring, the vCPU steps past it. */
+static int hq_doorbell(struct host_qemu *hq, const struct qhost_stop *st, struct errbuf *err)
+{
+	hq->doorbells++;
+	if (hq->hooks.doorbell)
+		hq->hooks.doorbell(hq->hooks.opaque, hq_doorbell_ring(hq, st->cpu));
+	return qhost_step_over(hq->q, 1, st, err);
+}
+
+static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns)
+{
+	struct host_qemu *hq = hq_of(h);
+	struct qhost_stop st;
+	struct errbuf err = { "" };
+	unsigned ms = (unsigned)(wait_ns / 1000000);
+
+	if (!on_driver(hq))
+		return;
+	if (self >= 0)
+		mask &= ~(1ULL << self);
+	mask &= hq->h.ncpus >= 64 ? ~0ULL : (1ULL << hq->h.ncpus) - 1;
+	if (qhost_let_run(hq->q, mask, ms ? ms : 1, &st, &err) ||
+	    (st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell && hq_doorbell(hq, &st, &err)))
+		hq_request_stop(h, VM_STOP_HOST_FAILURE, err.msg);
+	/* Another breakpoint: the vCPU waits on it and hits it again once resumed. */
+}
+
+static int hq_vcpu_pc(struct host *h, unsigned cpu, uint64_t *pc)
+{
+	struct errbuf err;
+
+	return qhost_vcpu_pc(hq_of(h)->q, cpu, pc, &err);
+}
+
+static int hq_has(const uint64_t *v, unsigned n, uint64_t va)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == va)
+			return 1;
+	return 0;
+}
+
+/* QEMU's breakpoints hold for every vCPU: it gets the union of what each wants. */
+static int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
+{
+	uint64_t next[HOST_MAX_CPUS * 4 + 1];
+	unsigned n = 0;
+	int rc;
+
+	if (hq->doorbell)
+		next[n++] = hq->doorbell;
+	for (unsigned c = 0; c < hq->h.ncpus; c++)
+		for (unsigned i = 0; i < hq->nwant[c]; i++)
+			if (!hq_has(next, n, hq->want[c][i]))
+				next[n++] = hq->want[c][i];
+	for (unsigned i = 0; i < hq->nset; i++)
+		if (!hq_has(next, n, hq->set[i]) && (rc = qhost_clear_break(hq->q, 1, hq->set[i], err)))
+			return rc;
+	for (unsigned i = 0; i < n; i++)
+		if (!hq_has(hq->set, hq->nset, next[i]) && (rc = qhost_set_break(hq->q, 1, next[i], err)))
+			return rc;
+	memcpy(hq->set, next, n * sizeof(next[0]));
+	hq->nset = n;
+	return 0;
+}
+
+static int hq_set_breakpoints(struct host *h, unsigned cpu, const uint64_t *va, unsigned n, struct errbuf *err)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	if (cpu >= hq->h.ncpus || n > 4)
+		return err_set(err, EINVAL, "qemu: %u breakpoints on vCPU %u", n, cpu);
+	if (!on_driver(hq))
+		return err_set(err, EPERM, "qemu: breakpoints are set by the driver thread only");
+	memcpy(hq->want[cpu], va, n * sizeof(*va));
+	hq->nwant[cpu] = n;
+	return hq_sync_breaks(hq, err);
+}
+
+static int hq_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *ret)
+{
+	struct host_qemu *hq = hq_of(h);
+	struct errbuf err;
+
+	if (qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
+	    qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * The gdbstub shows neither CNTVCT_EL0 nor riscv64's time: the counter is
+ * known only at the start, where QEMU's virtual clock (which both derive
+ * from) is 0 with the machine just reset.
+ */
+static int hq_read_clock(struct host *h, unsigned cpu, uint64_t *ticks)
+{
+	(void)cpu;
+	if (hq_of(h)->started)
+		return -EOPNOTSUPP;
+	*ticks = 0;
+	return 0;
+}
+
+static int hq_clock_khz(struct host *h, uint64_t *khz)
+{
+	*khz = hq_of(h)->clock_khz;
+	return 0;
+}
+
+static void hq_set_hooks(struct host *h, const struct host_hooks *hooks)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	if (hooks)
+		hq->hooks = *hooks;
+	else
+		memset(&hq->hooks, 0, sizeof(hq->hooks));
+}
+
+static void *hq_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	return qhost_gpa_ptr(hq->q, hq_real(hq, gpa), len);
+}
+
+/* Through the gdbstub, so that QEMU drops what it translated of the page. */
+static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len)
+{
+	struct host_qemu *hq = hq_of(h);
+	struct errbuf err;
+	int rc;
+
+	(void)hva;
+	if (!on_driver(hq))
+		return -EPERM;
+	rc = qhost_write_code(hq->q, hq_real(hq, gpa), bytes, len, &err);
+	if (rc)
+		log_warn("%s", err.msg);
+	return rc;
+}
+
+static uint64_t hq_sym(const struct symtab *syms, const char *name)
+{
+	const struct symbol *s = symtab_find_name(syms, name);
+
+	return s ? s->addr : 0;
+}
+
+/* Where the stub's code and rings go: [*code, *code + room), [*data, *data_end). */
+static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
+		    uint64_t *code, uint64_t *data, uint64_t *data_end, struct errbuf *err)
+{
+	const struct qguest *g = hq_guest(hq);
+	uint64_t end = hq_sym(syms, g->code_end), off;
+	const struct symbol *s;
+	const uint8_t *bytes;
+
+	*data = hq_sym(syms, g->data_start);
+	*data_end = hq_sym(syms, g->data_end);
+	if (!end || !*data || !*data_end)
+		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
+			       g->code_end, g->data_start, g->data_end);
+	*code = end - STUB_CODE_ROOM;
+	/* Padding: no symbol starts inside it, and the image holds zeros there. */
+	s = symtab_find_addr(syms, end - 1, &off);
+	bytes = elf_vaddr_ptr(elf, *code, STUB_CODE_ROOM);
+	if (!s || s->addr > *code || !bytes)
+		return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub", STUB_CODE_ROOM, g->code_end);
+	for (unsigned i = 0; i < STUB_CODE_ROOM; i++)
+		if (bytes[i])
+			return err_set(err, ENOSPC, "the %u bytes below %s are not padding: no room for the stub",
+				       STUB_CODE_ROOM, g->code_end);
+	*data = (*data + VT_REC_SIZE - 1) & ~(uint64_t)(VT_REC_SIZE - 1);
+	if (g->data_end_align)
+		*data_end = (*data_end + g->data_end_align - 1) & ~(g->data_end_align - 1);
+	if (*data_end <= *data)
+		return err_set(err, ENOSPC, "no room for the stub's rings in [%s, %s)", g->data_start, g->data_end);
+	return 0;
+}
+
+static int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
+			struct errbuf *err)
+{
+	uint64_t code, data, data_end;
+	int rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, err);
+
+	if (!rc)
+		*bytes = data_end - data;
+	return rc;
+}
+
+static int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
+			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
+{
+	struct host_qemu *hq = hq_of(h);
+	const struct qguest *g = hq_guest(hq);
+	size_t size = (size_t)(g->blob_end - g->blob);
+	struct vt_stub_config *c;
+	uint64_t code, data, data_end, code_pa, data_pa;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
+		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
+	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, err)))
+		return rc;
+	if (data_size > data_end - data)
+		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
+			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
+	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings). */
+	if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code)
+		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
+	data_pa = code_pa + (data - code);
+	r->code = hq_gpa_ptr(h, code_pa, size);
+	r->data = hq_gpa_ptr(h, data_pa, data_size);
+	if (!r->code || !r->data)
+		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
+	if ((rc = qhost_write_code(hq->q, hq_real(hq, code_pa), g->blob, size, err)))
+		return rc;
+	memset(r->data, 0, data_size);
+	r->code_va = code;
+	r->code_gpa = code_pa;
+	r->code_size = size;
+	r->data_va = data;
+	r->data_size = data_size;
+	r->gpa = code_pa;
+	/* The image says where its doorbell is; the block then holds its address. */
+	c = (struct vt_stub_config *)r->code;
+	if (c->doorbell_pc <= VT_CFG_SIZE || c->doorbell_pc >= size)
+		return err_set(err, EINVAL, "the embedded stub has no doorbell (offset %#llx)",
+			       (unsigned long long)c->doorbell_pc);
+	c->doorbell_pc += code;
+	hq->doorbell = c->doorbell_pc;
+	hq->stub_cfg = r->code;
+	log_info("qemu: the stub at %#llx (%zu bytes), its rings at %#llx (%llu of %llu bytes)",
+		 (unsigned long long)code, size, (unsigned long long)data, (unsigned long long)data_size,
+		 (unsigned long long)(data_end - data));
+	return hq_sync_breaks(hq, err);
+}
+
+static void hq_stub_free(struct host *h, struct stub_region *r)
+{
+	(void)h;
+	memset(r, 0, sizeof(*r));	/* guest memory, gone with QEMU */
+}
+
+static const struct host_ops host_qemu_ops = {
+	.pause = hq_pause,
+	.resume = hq_resume,
+	.let_run = hq_let_run,
+	.vcpu_pc = hq_vcpu_pc,
+	.set_breakpoints = hq_set_breakpoints,
+	.entry_frame = hq_entry_frame,
+	.read_clock = hq_read_clock,
+	.clock_khz = hq_clock_khz,
+	.stop = hq_stop,
+	.request_stop = hq_request_stop,
+	.stopping = hq_stopping,
+	.set_hooks = hq_set_hooks,
+	.gpa_ptr = hq_gpa_ptr,
+	.write_code = hq_write_code,
+	.stub_install = hq_stub_install,
+	.stub_free = hq_stub_free,
+	.stub_room = hq_stub_room,
+};
+
+int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
+		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err)
+{
+	uint64_t off, first = UINT64_MAX;
+
+	memset(hq, 0, sizeof(*hq));
+	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64)
+		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes arm64 and riscv64 kernels; "
+			       "an %s one is traced by this VMM on KVM", image_arch_name(image_arch));
+	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
+		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < first)
+			first = elf->phdr[i].p_paddr;
+	/* Where QEMU's loader put the image: its first bytes, at a page boundary of RAM. */
+	for (off = 0; hlen && off + hlen <= q->q.ram_size; off += 4096)
+		if (!memcmp(q->q.ram + off, head, hlen))
+			break;
+	if (first == UINT64_MAX || !hlen || off + hlen > q->q.ram_size)
+		return err_set(err, ENOENT, "qemu: the kernel image is not in guest RAM");
+	hq->q = q;
+	hq->image_arch = image_arch;
+	hq->bias = (int64_t)off - (int64_t)first;
+	hq->driver = pthread_self();
+	hq->clock_khz = qguests[image_arch].clock_khz;
+	pthread_mutex_init(&hq->lock, NULL);
+	hq->h.ops = &host_qemu_ops;
+	hq->h.name = "qemu";
+	hq->h.ncpus = q->ncpus;
+	hq->h.slot_ops = slot_ops_for(qguests[image_arch].slot_arch);
+	hq->h.kernel_path = kernel_path;
+	log_info("qemu: the kernel at guest-physical %#llx", (unsigned long long)(q->arch.ram_gpa + off));
+	return 0;
+}
+
+void host_qemu_destroy(struct host_qemu *hq)
+{
+	pthread_mutex_destroy(&hq->lock);
+}
+
+/* A vCPU stopped: the stub's doorbell, a breakpoint the tracer wants, or another vCPU's. */
+static int hq_dispatch(struct host_qemu *hq, const struct qhost_stop *st, struct errbuf *err)
+{
+	if (hq->doorbell && st->pc == hq->doorbell)
+		return hq_doorbell(hq, st, err);
+	if (st->cpu < hq->h.ncpus && hq_has(hq->want[st->cpu], hq->nwant[st->cpu], st->pc) && hq->hooks.debug_exit) {
+		hq->hooks.debug_exit(hq->hooks.opaque, st->cpu, st->pc);
+		if (atomic_load(&hq->stopping))
+			return 0;
+	}
+	/* Still a breakpoint (another vCPU's, or kept): this vCPU runs past it. */
+	if (hq_has(hq->set, hq->nset, st->pc))
+		return qhost_step_over(hq->q, 1, st, err);
+	return 0;
+}
+
+enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
+{
+	struct errbuf err = { "" };
+	struct qhost_stop st;
+	int asked, rc;
+
+	if (atomic_load(&hq->stopping))
+		return HOST_QEMU_ENDED;
+	pthread_mutex_lock(&hq->lock);
+	asked = hq->asked;
+	pthread_mutex_unlock(&hq->lock);
+	if (asked) {
+		/* Stopped first: a breakpoint that raced the pause stays unhandled, the guest ends here. */
+		if (hq->started && qhost_pause(hq->q, &st, &err))
+			hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
+		else
+			hq_stop(&hq->h, HOST_NO_CPU, hq->ask_reason, hq->ask_msg);
+		return HOST_QEMU_ENDED;
+	}
+	if (!hq->q->running) {
+		hq->started = 1;
+		if ((rc = qhost_resume(hq->q, &err))) {
+			hq_request_stop(&hq->h, rc == -ECHILD ? VM_STOP_GUEST_EXIT : VM_STOP_HOST_FAILURE, err.msg);
+			return HOST_QEMU_ENDED;
+		}
+	}
+	rc = qhost_wait(hq->q, timeout_ms, &st, &err);
+	if (rc == -ETIMEDOUT)
+		return HOST_QEMU_RUNNING;
+	if (rc == -ECHILD) {
+		hq_request_stop(&hq->h, VM_STOP_GUEST_EXIT, "the guest powered off or reset (QEMU ended)");
+		return HOST_QEMU_ENDED;
+	}
+	if (!rc)
+		rc = hq_dispatch(hq, &st, &err);
+	if (rc)
+		hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
+	return atomic_load(&hq->stopping) ? HOST_QEMU_ENDED : HOST_QEMU_RUNNING;
+}

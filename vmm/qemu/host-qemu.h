@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QEMU as a host of the boundary in vmm/host/host.h (docs/HOSTS.md), over
+ * qhost (vmm/qemu/qhost.h). One thread drives it: the one that opened it,
+ * created the tracer and calls host_qemu_step; the tracer's hooks run on
+ * it while QEMU is stopped, so pausing from a hook is a no-op and every
+ * gdbstub exchange stays on that thread. Another thread may only ask for a
+ * stop (host_ops.stop, request_stop): the driver carries it out at its
+ * next step.
+ *
+ * The stub and its rings live in padding of the kernel image that every
+ * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 4 KiB below _etext
+ * with rings in [init_pg_end, _end); riscv64 the 4 KiB below __init_begin
+ * with rings in [_end, ALIGN(_end, 2M)).
+ */
+#ifndef VMM_QEMU_HOST_QEMU_H
+#define VMM_QEMU_HOST_QEMU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "vmm/host/host.h"
+#include "vmm/qemu/qhost.h"
+
+struct elf_image;
+
+struct host_qemu {
+	struct host h;
+	struct qhost *q;
+	int image_arch;			/* IMAGE_ARCH_* */
+	int64_t bias;			/* RAM offset where QEMU put the image, minus its first paddr */
+	pthread_t driver;
+	struct host_hooks hooks;
+	int started;			/* the guest has run */
+	uint64_t clock_khz;
+
+	/* Breakpoints: what each vCPU wants, and their union as set in QEMU. */
+	uint64_t want[HOST_MAX_CPUS][4];
+	unsigned nwant[HOST_MAX_CPUS];
+	uint64_t set[HOST_MAX_CPUS * 4 + 1];
+	unsigned nset;
+	uint64_t doorbell;		/* the stub's vt_stub_doorbell (VA), 0: none */
+	const uint8_t *stub_cfg;	/* the stub's configuration block (host view) */
+
+	/* Stopping: asked from any thread, carried out by the driver. */
+	pthread_mutex_t lock;
+	int asked;
+	enum vm_stop_reason ask_reason;
+	char ask_msg[512];
+	atomic_int stopping;
+	enum vm_stop_reason reason;
+	char msg[512];
+	uint64_t doorbells;
+};
+
+/*
+ * A host over q (opened, stopped before the first instruction) for the
+ * kernel elf of image_arch, which QEMU loaded into guest RAM: found there
+ * by its first bytes (head, hlen).
+ */
+int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
+		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err);
+void host_qemu_destroy(struct host_qemu *hq);
+
+/* Runs the guest: lets it go (first call) and handles one stop, waiting at most timeout_ms. */
+enum host_qemu_state { HOST_QEMU_RUNNING, HOST_QEMU_ENDED };
+enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms);
+
+#endif
