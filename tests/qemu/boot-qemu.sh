@@ -7,6 +7,9 @@
 #  - the lean x86_64 kernel with the test initramfs: its steps pass, the
 #    guest reboots, status 0;
 #  - SIGTERM ends QEMU too: status 143, no QEMU left;
+#  - traced, the trace so far is written and counted whatever ends the
+#    run: SIGTERM (143), QEMU killed under vmmtrace (1, one line naming
+#    the signal), an output that cannot be written (6, one line);
 #  - bad input, one line and status 2 each: what the QEMU host does not do
 #    yet (--event, --graph, tracing an x86_64 kernel), a --trace that
 #    matches nothing, --arch that is not the kernel's, --host of no such host, a
@@ -56,6 +59,37 @@ rc=$?
 sleep 0.2
 check "SIGTERM: status 143 (got $rc)" [ "$rc" = 143 ]
 check "... and no QEMU is left" eval "! pgrep -f '$marker' >/dev/null"
+
+# events_match ERR TXT: the summary's event count is the number of events in the text trace.
+events_match() {
+	local n
+	n=$(sed -n 's/^vmmtrace: trace: \([0-9]*\) events.*/\1/p' "$1")
+	[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$(grep -vc '^#' "$2")" ]
+}
+marker="vt-traced-term-$$"
+"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tterm.txt" --cmdline "$marker" </dev/null >/dev/null 2>"$TMPD/tterm.err" &
+vt=$!
+sleep 3
+kill -TERM "$vt"
+wait "$vt"
+rc=$?
+check "traced, SIGTERM: status 143 (got $rc)" [ "$rc" = 143 ]
+check "traced, SIGTERM: the stop's line, and every event counted is written ($(head -c 300 "$TMPD/tterm.err"))" \
+	eval "grep -q '^vmmtrace: stopped by signal 15' '$TMPD/tterm.err' && events_match '$TMPD/tterm.err' '$TMPD/tterm.txt'"
+check "traced, SIGTERM: no QEMU left" eval "! pgrep -f '$marker' >/dev/null"
+marker="vt-traced-kill-$$"
+"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tkill.txt" --cmdline "$marker" </dev/null >/dev/null 2>"$TMPD/tkill.err" &
+vt=$!
+sleep 3
+pkill -KILL -f "qemu-system.*$marker"
+wait "$vt"
+rc=$?
+check "traced, QEMU killed: status 1 (got $rc)" [ "$rc" = 1 ]
+check "traced, QEMU killed: one line says so, then the summary; every event counted is written ($(head -c 300 "$TMPD/tkill.err"))" \
+	eval "[ \"\$(head -1 '$TMPD/tkill.err')\" = 'vmmtrace: qemu died (signal 9, Killed): the guest is gone' ] && ! grep -q warning '$TMPD/tkill.err' && events_match '$TMPD/tkill.err' '$TMPD/tkill.txt'"
+boot tfull "$RV" --trace '*' -o /dev/full
+check "traced, an output that cannot be written: status 6, one line (got $rc: $(head -c 300 "$TMPD/tfull.err"))" \
+	eval "[ $rc = 6 ] && [ \$(wc -l <'$TMPD/tfull.err') = 1 ] && grep -q 'cannot write /dev/full: No space left on device' '$TMPD/tfull.err'"
 
 boot event "$A64" --trace start_kernel --event kvm:pio
 check "--event under QEMU: status 2, one line (got $rc: $(cat "$TMPD/event.err"))" \

@@ -207,6 +207,15 @@ static int image_head(const char *path, uint8_t *buf, size_t len)
 	return ok ? 0 : -EIO;
 }
 
+/* The tracer's set-up failed: because QEMU is gone (then that is the line), or as msg says. */
+static int setup_fail(struct host_qemu *hq, int status, const char *msg)
+{
+	if (!hq->dead)
+		return cmd_fail("boot", status, "%s", msg);
+	host_qemu_step(hq, 0);	/* why it is gone */
+	return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", hq->msg);
+}
+
 static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, struct console_watch *w, int con, int sfd)
 {
 	struct errbuf err = { "" };
@@ -220,9 +229,9 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, struct c
 	if (host_qemu_init(&hq, h, o->arch, &o->img->elf, head, sizeof(head), o->kernel, &err))
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	if (tracer_create(&t, &hq.h, o->img, o->tcfg, &err)) {
-		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+		status = setup_fail(&hq, EXIT_BAD_INPUT, err.msg);
 	} else if (tracer_start(t, &err)) {
-		status = cmd_fail("boot", tracer_output_error(t) ? EXIT_TRACE_WRITE : EXIT_FAILURE_RUN, "%s", err.msg);
+		status = setup_fail(&hq, tracer_output_error(t) ? EXIT_TRACE_WRITE : EXIT_FAILURE_RUN, err.msg);
 	} else {
 		status = run_traced(&hq, t, w, con, sfd);
 	}

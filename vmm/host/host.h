@@ -186,6 +186,7 @@ struct host_ops {
 struct host {
 	const struct host_ops *ops;
 	const char *name;		/* "kvm", "qemu" */
+	const char *clock;		/* the counter the stub reads: "TSC", "CNTVCT", "time" */
 	unsigned ncpus;
 	const struct slot_ops *slot_ops;	/* the guest's slot encodings */
 	const char *kernel_path;

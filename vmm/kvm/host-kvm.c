@@ -12,6 +12,8 @@
 #include "vmm/kvm/vcpu.h"
 #include "vmm/util/log.h"
 
+_Static_assert(VM_MAX_CPUS <= HOST_MAX_CPUS, "the tracer sizes its per-vCPU tables by HOST_MAX_CPUS");
+
 /* x86_64's THREAD_SIZE without KASAN (arch/x86/include/asm/page_64_types.h). */
 #define KVM_X86_THREAD_SIZE (16u << 10)
 
@@ -297,7 +299,8 @@ void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 	memset(hk, 0, sizeof(*hk));
 	hk->vm = vm;
 	hk->h.ops = &host_kvm_ops;
-	hk->h.name = "kvm";
+	hk->h.name = "KVM";
+	hk->h.clock = "TSC";
 	hk->h.ncpus = vm->cfg.ncpus;
 	hk->h.slot_ops = arch_slot_ops();
 	hk->h.kernel_path = vm->cfg.kernel_path;

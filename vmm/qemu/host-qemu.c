@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "arch/slot.h"
 #include "proto/trace.h"
@@ -11,6 +13,7 @@
 #include "vmm/image/symtab.h"
 #include "vmm/qemu/host-qemu.h"
 #include "vmm/util/log.h"
+#include "vmm/util/util.h"
 
 /* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
 extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
@@ -66,6 +69,14 @@ static uint64_t hq_real(const struct host_qemu *hq, uint64_t gpa)
 	return hq->q->arch.ram_gpa + (uint64_t)((int64_t)gpa + hq->bias);
 }
 
+/* Whether rc says QEMU is gone; then no operation talks to it again. */
+static int hq_gone(struct host_qemu *hq, int rc)
+{
+	if (rc == -EPIPE || rc == -ECONNRESET || rc == -ECHILD || hq->q->exited)
+		hq->dead = 1;
+	return hq->dead;
+}
+
 static void hq_request_stop(struct host *h, enum vm_stop_reason reason, const char *msg)
 {
 	struct host_qemu *hq = hq_of(h);
@@ -81,7 +92,7 @@ static void hq_request_stop(struct host *h, enum vm_stop_reason reason, const ch
 
 static bool hq_stopping(struct host *h)
 {
-	return atomic_load(&hq_of(h)->stopping) != 0;
+	return atomic_load(&hq_of(h)->stopping) != 0 || hq_of(h)->dead;
 }
 
 static void hq_stop(struct host *h, int self, enum vm_stop_reason reason, const char *msg)
@@ -144,26 +155,43 @@ static int hq_doorbell(struct host_qemu *hq, const struct qhost_stop *st, struct
 static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns)
 {
 	struct host_qemu *hq = hq_of(h);
+	uint64_t end = util_now_ns() + wait_ns, now;
 	struct qhost_stop st;
 	struct errbuf err = { "" };
-	unsigned ms = (unsigned)(wait_ns / 1000000);
 
-	if (!on_driver(hq))
+	if (!on_driver(hq) || hq->dead)
 		return;
 	if (self >= 0)
 		mask &= ~(1ULL << self);
 	mask &= hq->h.ncpus >= 64 ? ~0ULL : (1ULL << hq->h.ncpus) - 1;
-	if (qhost_let_run(hq->q, mask, ms ? ms : 1, &st, &err) ||
-	    (st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell && hq_doorbell(hq, &st, &err)))
-		hq_request_stop(h, VM_STOP_HOST_FAILURE, err.msg);
-	/* Another breakpoint: the vCPU waits on it and hits it again once resumed. */
+	/*
+	 * The whole while: a vCPU that fills its ring again and again would
+	 * otherwise end every run at the doorbell, inside the stub, where the
+	 * caller wants it not to be.
+	 */
+	do {
+		int rc = qhost_let_run(hq->q, mask, (unsigned)((end - util_now_ns()) / 1000000) + 1, &st, &err);
+
+		if (!rc && st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell)
+			rc = hq_doorbell(hq, &st, &err);
+		if (rc) {
+			if (!hq_gone(hq, rc))
+				hq_request_stop(h, VM_STOP_HOST_FAILURE, err.msg);
+			return;
+		}
+		/* Another breakpoint: the vCPU waits on it and hits it again once resumed. */
+		now = util_now_ns();
+	} while (st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell && now < end);
 }
 
 static int hq_vcpu_pc(struct host *h, unsigned cpu, uint64_t *pc)
 {
+	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
+	int rc = hq->dead ? -ECHILD : qhost_vcpu_pc(hq->q, cpu, pc, &err);
 
-	return qhost_vcpu_pc(hq_of(h)->q, cpu, pc, &err);
+	hq_gone(hq, rc);
+	return rc;
 }
 
 static int hq_has(const uint64_t *v, unsigned n, uint64_t va)
@@ -206,6 +234,8 @@ static int hq_set_breakpoints(struct host *h, unsigned cpu, const uint64_t *va, 
 		return err_set(err, EINVAL, "qemu: %u breakpoints on vCPU %u", n, cpu);
 	if (!on_driver(hq))
 		return err_set(err, EPERM, "qemu: breakpoints are set by the driver thread only");
+	if (hq->dead)
+		return err_set(err, ECHILD, "qemu: gone");
 	memcpy(hq->want[cpu], va, n * sizeof(*va));
 	hq->nwant[cpu] = n;
 	return hq_sync_breaks(hq, err);
@@ -216,7 +246,7 @@ static int hq_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
 
-	if (qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
+	if (hq->dead || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
 	    qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err))
 		return -EIO;
 	return 0;
@@ -269,8 +299,10 @@ static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 	(void)hva;
 	if (!on_driver(hq))
 		return -EPERM;
+	if (hq->dead)
+		return -ECHILD;
 	rc = qhost_write_code(hq->q, hq_real(hq, gpa), bytes, len, &err);
-	if (rc)
+	if (rc && !hq_gone(hq, rc))
 		log_warn("%s", err.msg);
 	return rc;
 }
@@ -426,6 +458,7 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	pthread_mutex_init(&hq->lock, NULL);
 	hq->h.ops = &host_qemu_ops;
 	hq->h.name = "qemu";
+	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : "time";
 	hq->h.ncpus = q->ncpus;
 	hq->h.slot_ops = slot_ops_for(qguests[image_arch].slot_arch);
 	hq->h.kernel_path = kernel_path;
@@ -454,12 +487,40 @@ static int hq_dispatch(struct host_qemu *hq, const struct qhost_stop *st, struct
 	return 0;
 }
 
+/* QEMU's end: the guest's own (QEMU exits with -no-reboot), or QEMU died. */
+static void hq_ended(struct host_qemu *hq)
+{
+	struct qemu *q = &hq->q->q;
+	char msg[128];
+
+	enum vm_stop_reason reason = VM_STOP_GUEST_EXIT;
+
+	hq->dead = 1;
+	for (int i = 0; i < 100 && !qemu_reap(q); i++)
+		usleep(10000);	/* its gdbstub closed first: the exit follows */
+	if (q->reaped && WIFSIGNALED(q->status)) {
+		snprintf(msg, sizeof(msg), "qemu died (signal %d, %s): the guest is gone", WTERMSIG(q->status),
+			 strsignal(WTERMSIG(q->status)));
+		reason = VM_STOP_HOST_FAILURE;
+	} else {
+		snprintf(msg, sizeof(msg), "the guest powered off or reset (QEMU ended)");
+	}
+	/* Whatever stop was under way, QEMU's end is the reason now. */
+	pthread_mutex_lock(&hq->lock);
+	hq->reason = reason;
+	snprintf(hq->msg, sizeof(hq->msg), "%s", msg);
+	atomic_store(&hq->stopping, 1);
+	pthread_mutex_unlock(&hq->lock);
+}
+
 enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
 {
 	struct errbuf err = { "" };
 	struct qhost_stop st;
 	int asked, rc;
 
+	if (hq->dead && !atomic_load(&hq->stopping))
+		hq_ended(hq);
 	if (atomic_load(&hq->stopping))
 		return HOST_QEMU_ENDED;
 	pthread_mutex_lock(&hq->lock);
@@ -467,9 +528,12 @@ enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
 	pthread_mutex_unlock(&hq->lock);
 	if (asked) {
 		/* Stopped first: a breakpoint that raced the pause stays unhandled, the guest ends here. */
-		if (hq->started && qhost_pause(hq->q, &st, &err))
-			hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
-		else
+		if (hq->started && (rc = qhost_pause(hq->q, &st, &err))) {
+			if (hq_gone(hq, rc))
+				hq_ended(hq);
+			else
+				hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
+		} else
 			hq_stop(&hq->h, HOST_NO_CPU, hq->ask_reason, hq->ask_msg);
 		return HOST_QEMU_ENDED;
 	}
@@ -484,12 +548,14 @@ enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
 	if (rc == -ETIMEDOUT)
 		return HOST_QEMU_RUNNING;
 	if (rc == -ECHILD) {
-		hq_request_stop(&hq->h, VM_STOP_GUEST_EXIT, "the guest powered off or reset (QEMU ended)");
+		hq_ended(hq);
 		return HOST_QEMU_ENDED;
 	}
 	if (!rc)
 		rc = hq_dispatch(hq, &st, &err);
-	if (rc)
+	if ((rc && hq_gone(hq, rc)) || hq->dead)	/* found gone here or by the tracer's hook */
+		hq_ended(hq);
+	else if (rc)
 		hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
 	return atomic_load(&hq->stopping) ? HOST_QEMU_ENDED : HOST_QEMU_RUNNING;
 }

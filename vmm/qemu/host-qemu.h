@@ -51,6 +51,7 @@ struct host_qemu {
 	enum vm_stop_reason reason;
 	char msg[512];
 	uint64_t doorbells;
+	int dead;			/* the gdbstub's connection is gone: QEMU died or ended */
 };
 
 /*

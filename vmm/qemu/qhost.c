@@ -233,7 +233,7 @@ static int phys_mode(struct qhost *h, int on, struct errbuf *err)
 
 int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len, struct errbuf *err)
 {
-	int rc;
+	int rc, rc2;
 
 	if (h->running)
 		return err_set(err, EINVAL, "qemu: code written while the guest runs");
@@ -243,7 +243,9 @@ int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len,
 	if ((rc = phys_mode(h, 1, err)))
 		return rc;
 	rc = gdb_write_mem(&h->q.gdb, gpa, buf, len, err);
-	return phys_mode(h, 0, rc ? NULL : err) ? (rc ? rc : -EIO) : rc;
+	/* Back to virtual addresses; the first failure is the one told. */
+	rc2 = phys_mode(h, 0, rc ? NULL : err);
+	return rc ? rc : rc2;
 }
 
 int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err)

@@ -235,10 +235,10 @@ void patch_restore_all(struct patch_set *ps, struct patch_result *res)
 		if (s->dead || !s->enabled)
 			continue;
 		ps->ctx.slot_pc = s->va;
-		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) == SLOT_ENABLED)
-			patch_write(ps, s, s->orig, res);
-		else
+		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ENABLED)
 			patch_foreign(s, res);
+		else if (patch_write(ps, s, s->orig, res))
+			continue;	/* still ours: the host could not write it */
 		s->enabled = 0;
 	}
 }

@@ -330,11 +330,11 @@ int tracer_attach(struct tracer *t, const struct filter *f, struct trace_client 
 		return 0;
 	}
 	snprintf(msg, len, "attached as client %u: %zu slots match, %zu written, %zu already held, "
-		 "%zu left alone%s%s%s, %zu deferred until ftrace_init returns",
+		 "%zu left alone%s%s%s, %zu deferred until ftrace_init returns%s",
 		 c->id, a.matched, res.written, res.already, res.foreign,
 		 res.foreign_example ? " (e.g. " : "", res.foreign_example ? res.foreign_example : "",
 		 res.foreign_example ? ": not in a state vmmtrace expects, e.g. the guest's own ftrace)" : "",
-		 res.deferred);
+		 res.deferred, res.failed ? "; the host could not write some (see the warnings)" : "");
 	return 0;
 }
 

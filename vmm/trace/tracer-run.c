@@ -208,7 +208,7 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 {
 	struct tracer *t = opaque;
 	struct patch_result res;
-	char msg[256];
+	char msg[512];
 
 	if (t->emergency_restart && pc == t->emergency_restart) {
 		snprintf(msg, sizeof(msg), "guest kernel panic: vCPU %u called "
@@ -217,19 +217,19 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 		return;
 	}
 	if (t->stop_at && pc == t->stop_at) {
-		snprintf(msg, sizeof(msg), "stopped at %.128s (--stop-at) on vCPU %u", t->cfg.stop_at, cpu);
+		snprintf(msg, sizeof(msg), "stopped at %s (--stop-at) on vCPU %u", t->cfg.stop_at, cpu);
 		t->host->ops->stop(t->host, (int)cpu, VM_STOP_REQUESTED, msg);
 	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && cpu == 0) {
 		if (tracer_change(t, (int)cpu, handoff_enter_fn, &cpu, &res))
 			t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE,
 						   "cannot read ftrace_init's return address");
-		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign",
-			 t->handoff_restore.written, t->handoff_restore.foreign);
+		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign, %zu not written",
+			 t->handoff_restore.written, t->handoff_restore.foreign, t->handoff_restore.failed);
 		tracer_rearm(t, cpu);
 	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && cpu == 0) {
 		tracer_change(t, (int)cpu, handoff_leave_fn, NULL, &t->handoff_enable);
-		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign",
-			 t->handoff_enable.written, t->handoff_enable.foreign);
+		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign, %zu not written",
+			 t->handoff_enable.written, t->handoff_enable.foreign, t->handoff_enable.failed);
 		tracer_rearm(t, cpu);
 	} else if (t->free_initmem && pc == t->free_initmem && !t->init_dropped) {
 		tracer_change(t, (int)cpu, free_init_fn, NULL, &res);

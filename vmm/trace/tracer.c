@@ -329,9 +329,9 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 	int rc;
 
 	if (t->host->ops->clock_khz(t->host, &t->tsc_khz))
-		log_warn("%s reports no frequency of the guest's counter: timestamps assume 1 GHz", t->host->name);
+		log_warn("%s reports no %s frequency: timestamps assume 1 GHz", t->host->name, t->host->clock);
 	if (t->host->ops->read_clock(t->host, 0, &t->tsc_base))
-		log_warn("cannot read the guest's counter: timestamps count from its zero");
+		log_warn("cannot read the guest %s: timestamps count from its zero", t->host->clock);
 	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err))) {
 		char msg[384];
 

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmmtrace boot --host qemu tracing the lean arm64 and riscv64 kernels
+ * (vmm/qemu/host-qemu.c behind the tracer), against QEMU's own gdbstub on
+ * the same kernel:
+ *  - the reference: software breakpoints on start_kernel, setup_arch,
+ *    trap_init, sched_init and rest_init, run to kernel_init: the order
+ *    they are hit in;
+ *  - `--trace` of those five `--stop-at kernel_init`: exactly those
+ *    events, once each, in the reference's order, across the ftrace_init
+ *    hand-off (three before it, two after), status 0, as swapper/0-0;
+ *  - `--trace '*'` to kernel_init on 1 vCPU: the five appear in the same
+ *    first-hit order among all the others, every event the summary counts
+ *    is in the output, nothing dropped;
+ *  - the same on 2 vCPUs, on to driver_init (after smp_init): CPU 1's
+ *    events too, the rings (16 records each on arm64) drained at their
+ *    doorbells, the stop waiting for no vCPU inside the stub.
+ *
+ *   test-qemu-trace [ARCH...]     (default: arm64 and riscv64)
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/qemu/qtest.h"
+#include "tests/unit/check.h"
+#include "vmm/image/image.h"
+#include "vmm/qemu/qhost.h"
+
+#define NFUNCS 5
+static const char *const funcs[NFUNCS] = { "start_kernel", "setup_arch", "trap_init", "sched_init", "rest_init" };
+
+struct tarch {
+	const char *name, *dir;
+	int image_arch;
+};
+
+static const struct tarch tarches[] = {
+	{ "arm64", "lean-arm64", IMAGE_ARCH_ARM64 },
+	{ "riscv64", "lean-riscv64", IMAGE_ARCH_RISCV64 },
+};
+
+static char vmmtrace[600], tmpdir[64];
+
+/* The order QEMU's breakpoints see the functions in, up to kernel_init: indices into funcs. */
+static int reference(const struct tarch *a, int *order, int *n, struct errbuf *err)
+{
+	const struct qhost_arch *qa = qhost_arch_for(a->image_arch);
+	uint64_t addr[NFUNCS], stop = qtest_sysmap(a->dir, "kernel_init"), pc = 0;
+	char kernel[640];
+	struct qemu_config cfg = {
+		.binary = qa->binary, .machine = qa->machine, .cpu = qa->cpu, .bios = qa->bios, .ncpus = 1,
+		.mem_size = 512ULL << 20, .kernel = kernel, .cmdline = qa->cmdline,
+		.console_path = "/dev/null", .timeout_ms = 10000,
+	};
+	struct gdb_stop st;
+	struct qemu q;
+	int rc;
+
+	snprintf(kernel, sizeof(kernel), "%s/%s/Image", qtest_cache_dir(), a->dir);
+	for (int i = 0; i < NFUNCS; i++)
+		if (!(addr[i] = qtest_sysmap(a->dir, funcs[i])))
+			return err_set(err, ENOENT, "%s is not in the System.map", funcs[i]);
+	if (!stop || (rc = qemu_start(&q, &cfg, err)))
+		return stop ? rc : err_set(err, ENOENT, "kernel_init is not in the System.map");
+	*n = 0;
+	for (int i = 0; !rc && i < NFUNCS; i++)
+		rc = gdb_set_break(&q.gdb, 0, addr[i], qa->bp_kind, err);
+	if (!rc)
+		rc = gdb_set_break(&q.gdb, 0, stop, qa->bp_kind, err);
+	while (!rc && !(rc = qtest_run_to(&q, qa->pc_off, &pc, err)) && pc != stop && *n < 64) {
+		for (int i = 0; i < NFUNCS; i++)
+			if (pc == addr[i])
+				order[(*n)++] = i;
+		/* Past the breakpoint: lift it, one step, put it back. */
+		rc = gdb_clear_break(&q.gdb, 0, pc, qa->bp_kind, err);
+		if (!rc)
+			rc = gdb_send(&q.gdb, "s", err);
+		if (!rc)
+			rc = gdb_wait_stop(&q.gdb, 10000, &st, err);
+		if (!rc)
+			rc = gdb_set_break(&q.gdb, 0, pc, qa->bp_kind, err);
+	}
+	qemu_stop(&q);
+	return rc;
+}
+
+/* Runs vmmtrace boot with args; its exit status, or -1. */
+static int run(const char *const *args, const char *out, const char *err)
+{
+	char *argv[32];
+	int n = 0, status;
+	pid_t pid;
+
+	argv[n++] = vmmtrace;
+	argv[n++] = (char *)"boot";
+	for (; *args && n < 30; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr) || !freopen("/dev/null", "r", stdin))
+			_exit(126);
+		execv(vmmtrace, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct events {
+	size_t n;			/* event lines */
+	int first[NFUNCS];		/* each function's first line, -1: none */
+	int count[NFUNCS];
+	int all_swapper;		/* the five's events are all swapper/0-0's */
+	size_t cpu1;			/* events on CPU 1 */
+};
+
+/* The text output's event lines: "   comm-pid   [cpu] flags   time: func <-parent". */
+static int parse(const char *path, struct events *ev)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	memset(ev, 0, sizeof(*ev));
+	ev->all_swapper = 1;
+	for (int i = 0; i < NFUNCS; i++)
+		ev->first[i] = -1;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ']'), name[256];
+
+		if (line[0] == '#' || !p || !(p = strstr(p, ": ")) || sscanf(p + 2, "%255s", name) != 1)
+			continue;
+		for (int i = 0; i < NFUNCS; i++)
+			if (!strcmp(name, funcs[i])) {
+				if (ev->first[i] < 0)
+					ev->first[i] = (int)ev->n;
+				ev->count[i]++;
+				ev->all_swapper &= strstr(line, " swapper/0-0 ") != NULL;
+			}
+		ev->cpu1 += strstr(line, " [001] ") != NULL;
+		ev->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The summary's "N events (B before ftrace_init, A after)" and "D dropped". */
+static int summary(const char *path, unsigned long long *events, unsigned long long *before, unsigned long long *dropped)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *d = strstr(line, " doorbells; ");
+
+		if (sscanf(line, "vmmtrace: trace: %llu events (%llu before", events, before) == 2 && d &&
+		    sscanf(d, " doorbells; %llu dropped", dropped) == 1)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Whether the file at path holds text. */
+static int grep(const char *path, const char *text)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Whether the functions' first hits come in the reference's order. */
+static int same_order(const struct events *ev, const int *order, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (ev->first[order[i - 1]] < 0 || ev->first[order[i]] < ev->first[order[i - 1]])
+			return 0;
+	return n == NFUNCS && ev->first[order[0]] >= 0;
+}
+
+static void test_arch(const struct tarch *a)
+{
+	char image[640], out[128], err[128], cpus[8];
+	int order[64], n = 0, rc;
+	struct errbuf e = { "" };
+	unsigned long long events = 0, before = 0, dropped = 1;
+	struct events ev;
+
+	snprintf(image, sizeof(image), "%s/%s/Image", qtest_cache_dir(), a->dir);
+	rc = reference(a, order, &n, &e);
+	CHECK(!rc && n == NFUNCS, "%s: QEMU's breakpoints see each of the five once before kernel_init (%d hits; %s)",
+	      a->name, n, e.msg);
+	if (rc || n != NFUNCS)
+		return;
+
+	snprintf(out, sizeof(out), "%s/%s-five.txt", tmpdir, a->name);
+	snprintf(err, sizeof(err), "%s/%s-five.err", tmpdir, a->name);
+	const char *five[] = { "--host", "qemu", image, "--trace", funcs[0], "--trace", funcs[1], "--trace", funcs[2],
+			       "--trace", funcs[3], "--trace", funcs[4], "--stop-at", "kernel_init", "-o", out, NULL };
+	rc = run(five, "/dev/null", err);
+	CHECK(rc == 0, "%s: the traced boot stops at kernel_init: status 0 (got %d)", a->name, rc);
+	CHECK(!parse(out, &ev) && ev.n == NFUNCS, "%s: exactly %d events (got %zu)", a->name, NFUNCS, ev.n);
+	int exact = 1;
+
+	for (int i = 0; i < NFUNCS; i++)
+		exact &= ev.count[i] == 1 && ev.first[order[i]] == i;
+	CHECK(exact, "%s: each of the five once, in the order QEMU's breakpoints give", a->name);
+	CHECK(ev.all_swapper, "%s: every event is swapper/0-0's", a->name);
+	CHECK(summary(err, &events, &before, &dropped) && events == NFUNCS && before == 3 && dropped == 0,
+	      "%s: the summary: 5 events, 3 before ftrace_init (start_kernel, setup_arch, trap_init), none dropped "
+	      "(%llu, %llu, %llu)", a->name, events, before, dropped);
+	for (int c = 1; c <= 2; c++) {
+		snprintf(cpus, sizeof(cpus), "%d", c);
+		snprintf(out, sizeof(out), "%s/%s-all%d.txt", tmpdir, a->name, c);
+		snprintf(err, sizeof(err), "%s/%s-all%d.err", tmpdir, a->name, c);
+		const char *all[] = { "--host", "qemu", image, "--cpus", cpus, "--trace", "*", "--stop-at",
+				      c == 1 ? "kernel_init" : "driver_init", "-o", out, NULL };
+		rc = run(all, "/dev/null", err);
+		CHECK(rc == 0, "%s, %d vCPU(s): --trace '*' to %s: status 0 (got %d)", a->name, c, all[8], rc);
+		CHECK(!parse(out, &ev) && ev.n > 10000 && same_order(&ev, order, n),
+		      "%s, %d vCPU(s): the five appear among %zu events in the reference's first-hit order", a->name, c, ev.n);
+		CHECK(summary(err, &events, &before, &dropped) && events == ev.n && dropped == 0,
+		      "%s, %d vCPU(s): every event counted is written, none dropped (%llu counted, %zu written, %llu dropped)",
+		      a->name, c, events, ev.n, dropped);
+		if (c == 2)
+			CHECK(ev.cpu1 > 100 && !grep(err, "stayed inside the stub"),
+			      "%s, 2 vCPUs: %zu events on CPU 1; the stop found no vCPU stuck in the stub", a->name, ev.cpu1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char *copy = strdup(argv[0]);
+
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(vmmtrace, sizeof(vmmtrace), "%.500s/../../vmmtrace", dirname(copy));
+	free(copy);
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vt-qtrace-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		CHECK(0, "a temporary directory: %s", strerror(errno));
+		return check_exit();
+	}
+	for (unsigned i = 0; i < sizeof(tarches) / sizeof(tarches[0]); i++) {
+		char image[640];
+
+		if (!qtest_wanted(argc, argv, tarches[i].name))
+			continue;
+		snprintf(image, sizeof(image), "%s/%s/Image", qtest_cache_dir(), tarches[i].dir);
+		if (access(image, R_OK) || access(vmmtrace, X_OK)) {
+			CHECK(0, "%s: the lean kernel (%s) and vmmtrace (%s) are there", tarches[i].name, image, vmmtrace);
+			continue;
+		}
+		test_arch(&tarches[i]);
+	}
+	if (!getenv("VT_KEEP")) {	/* VT_KEEP=1 keeps the traces for a look */
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "INFO: %s is left behind\n", tmpdir);
+	}
+	return check_exit();
+}
