@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # An arm64 kernel (no KVM needed): its symbols and entry slots, read from
-# the Image itself, then a boot under QEMU (vmmtrace boot --host qemu; not
-# traced yet) until the kernel, finding no root file system, panics:
-# exit status 3, the panic repeated on stderr.
+# the Image itself; a traced boot under QEMU (vmmtrace boot --host qemu)
+# of the early boot functions, with their arguments, up to kernel_init;
+# then an untraced boot until the kernel, finding no root file system,
+# panics: exit status 3, the panic repeated on stderr.
 #
 #   examples/arm64-qemu.sh [IMAGE]      (default: the lean arm64 test kernel)
 set -euo pipefail
@@ -16,6 +17,9 @@ done
 
 echo "### vmmtrace symbols IMAGE start_kernel --slots"
 "$VMMTRACE" symbols "$IMAGE" start_kernel --slots
+echo "### vmmtrace boot IMAGE --trace ... --args --stop-at kernel_init (the trace)"
+"$VMMTRACE" boot "$IMAGE" --host qemu --trace start_kernel --trace setup_arch --trace 'early_init_dt_scan*' \
+	--trace sched_init --trace rest_init --args --stop-at kernel_init </dev/null | grep -v '^\['
 echo "### vmmtrace boot IMAGE --host qemu --cpus 2 (the console; the last lines)"
 set +e
 "$VMMTRACE" boot "$IMAGE" --host qemu --cpus 2 </dev/null | tail -n 3
