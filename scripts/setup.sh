@@ -36,7 +36,9 @@ setup_build() {
 # the lean test kernel: two vCPUs, the test /init's cpus and uname steps
 # (docs/TEST-GUEST.md), and a trace of boot phases from start_kernel (before
 # the guest's own ftrace exists) to uname(2) in user space: the trace on
-# stdout, the console on stderr. Its exit status is setup.sh's.
+# stdout, the console on stderr. Its exit status is setup.sh's. Where
+# /dev/kvm does not open, the same boot phases of the lean arm64 kernel
+# under QEMU (the second host), to kernel_init (it has no initramfs yet).
 SETUP_JOB_TIMEOUT=${SETUP_JOB_TIMEOUT:-1200}
 setup_default_job() {
 	local cmd=("$top/build/vmmtrace" boot "$VMMTRACE_CACHE/lean/bzImage"
@@ -46,12 +48,19 @@ setup_default_job() {
 		--trace rest_init --trace kernel_init --trace __x64_sys_newuname)
 	local rc=0
 
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		say "no usable /dev/kvm here: the default job traces the lean arm64 kernel under QEMU instead"
+		cmd=("$top/build/vmmtrace" boot "$VMMTRACE_CACHE/lean-arm64/Image" --host qemu --cpus 2
+			--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init
+			--trace rest_init --stop-at kernel_init)
+	fi
+
 	say "default job: ${cmd[*]}"
 	say "(guest kernel code may be emulated on this host: expect about a minute or more)"
 	# A hang must not block forever: after the timeout vmmtrace gets SIGINT.
 	timeout --foreground -s INT "$SETUP_JOB_TIMEOUT" "${cmd[@]}" </dev/null || rc=$?
 	case $rc in
-	0) say "default job done: the guest ran its steps and rebooted; its trace is above" ;;
+	0) say "default job done: the guest ran (to its reboot, or to --stop-at); its trace is above" ;;
 	130) say "default job stopped (interrupted or over ${SETUP_JOB_TIMEOUT} s)" ;;
 	*) say "default job failed with exit status $rc (see README.md, 'Exit status')" ;;
 	esac
