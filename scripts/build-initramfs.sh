@@ -6,6 +6,15 @@
 # inflating a compressed one costs ~17 s there). Cached by the hash of its
 # inputs; $VMMTRACE_CACHE/initramfs.cpio links to the current one.
 #
+#   build-initramfs.sh [x86_64|arm64|riscv64]     (default: x86_64)
+#
+# arm64 and riscv64 (the QEMU host's guests): the programs cross-built with
+# Debian's compilers, all but the x86_64 vector-state ones; arm64's busybox
+# is Debian's busybox-static:arm64, unpacked from its package (multiarch).
+# Debian 12 has no riscv64 packages, and /init is a busybox script, so
+# riscv64 has none yet (it is refused). $VMMTRACE_CACHE/initramfs-arm64.cpio
+# links to the current arm64 one.
+#
 # The archive is written here rather than by GNU cpio so that it can hold
 # /dev/console without root (the kernel opens /dev/console for init before
 # anything is mounted; without it init runs with no stdin/stdout/stderr),
@@ -14,8 +23,37 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
 guest="$here/../tests/guest"
+garch=${1:-x86_64}
 busybox=${BUSYBOX:-/bin/busybox}
 cc=${GUEST_CC:-gcc}
+progs_src=("$guest"/progs/*.c)
+tag=""
+case $garch in
+x86_64) ;;
+arm64)
+	cc=${GUEST_CC:-aarch64-linux-gnu-gcc}
+	tag=-arm64
+	progs_src=("$guest"/progs/{sysloop,markloop,argcall}.c)
+	if [ -z "${BUSYBOX:-}" ]; then
+		busybox="$VMMTRACE_CACHE/busybox-arm64/bin/busybox"
+		if [ ! -x "$busybox" ]; then
+			say "fetching Debian's busybox-static:arm64"
+			bbdir=$(mktemp -d "$VMMTRACE_CACHE/busybox-arm64.XXXXXX")
+			chmod 755 "$bbdir"	# apt downloads as its own user
+			(cd "$bbdir" && apt-get download busybox-static:arm64 >/dev/null) ||
+				die "cannot download busybox-static:arm64 (dpkg --add-architecture arm64 && apt-get update)"
+			dpkg-deb -x "$bbdir"/busybox-static_*_arm64.deb "$bbdir/x"
+			rm -rf "$VMMTRACE_CACHE/busybox-arm64"
+			mkdir -p "$VMMTRACE_CACHE/busybox-arm64/bin"
+			mv "$bbdir/x/bin/busybox" "$busybox"
+			rm -rf "$bbdir"
+		fi
+	fi
+	;;
+*) die "no initramfs for $garch: Debian 12 ships no riscv64 busybox" ;;
+esac
+# The busybox to ask for its applets: the guest's own, under qemu-user when foreign.
+bbrun() { if [ "$garch" = x86_64 ]; then "$busybox" "$@"; else "qemu-$([ "$garch" = arm64 ] && echo aarch64)" "$busybox" "$@"; fi; }
 # Applets the init script and a debugging shell use; each link costs a little
 # unpacking time in the emulated guest kernel, so not all ~300.
 applets="sh ash awk cat cttyhack dd dmesg echo env free grep head hexdump kill
@@ -35,16 +73,19 @@ readelf -lW "$busybox" | grep -q INTERP && die "$busybox is not static: apt-get 
 key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest"/progs/* "$busybox" |
 	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets") |
 	sha256sum | cut -c1-16)
-name="initramfs-$key.cpio"
+name="initramfs$tag-$key.cpio"
 out="$VMMTRACE_CACHE/$name"
-link="$VMMTRACE_CACHE/initramfs.cpio"
+link="$VMMTRACE_CACHE/initramfs$tag.cpio"
 
 # Replaces the link in one rename, so a reader never sees it missing.
 publish() {
 	ln -sfn "$name" "$link.tmp.$$"
 	mv -fT "$link.tmp.$$" "$link"
-	for old in "$VMMTRACE_CACHE"/initramfs-*.cpio; do
-		[ "$old" = "$out" ] || rm -f "$old"
+	for old in "$VMMTRACE_CACHE"/initramfs$tag-*.cpio; do
+		[ "$old" = "$out" ] && continue
+		# x86_64's pattern matches the other arches' archives too: not those.
+		[ -z "$tag" ] && case $old in */initramfs-arm64-*) continue ;; esac
+		rm -f "$old"
 	done
 }
 
@@ -58,14 +99,14 @@ work=$(mktemp -d "$VMMTRACE_CACHE/initramfs-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 progs=()
-for src in "$guest"/progs/*.c; do
+for src in "${progs_src[@]}"; do
 	p=$(basename "$src" .c)
 	# shellcheck disable=SC2086
 	"$cc" $prog_cflags -o "$work/$p" "$src" || die "cannot build $src"
 	progs+=("$p")
 done
 
-have=" $("$busybox" --list | tr '\n' ' ') "
+have=" $(bbrun --list | tr '\n' ' ') "
 for a in $applets; do
 	case $have in *" $a "*) ;; *) die "$busybox has no applet '$a'" ;; esac
 done

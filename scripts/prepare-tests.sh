@@ -109,6 +109,7 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" arm64
 	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-initramfs.sh"
+	"$prep_here/build-initramfs.sh" arm64
 }
 
 prep_main() {

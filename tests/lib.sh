@@ -10,6 +10,7 @@ LEAN_BZIMAGE="$LEAN_DIR/bzImage"
 LEAN_VMLINUX="$LEAN_DIR/vmlinux"
 STOCK_BZIMAGE="$VMMTRACE_CACHE/stock-bzImage"
 INITRAMFS="$VMMTRACE_CACHE/initramfs.cpio"
+INITRAMFS_ARM64="$VMMTRACE_CACHE/initramfs-arm64.cpio"
 T_FAILS=0
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vmmtrace-test.XXXXXX")
 [ -n "${VMMTRACE_KEEP_TMP:-}" ] && echo "INFO: keeping $TMPD" || trap 'rm -rf "$TMPD"' EXIT
