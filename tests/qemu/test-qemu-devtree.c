@@ -99,7 +99,7 @@ static void test_arch(const struct guest_arch *a)
 	      (unsigned long long)(size >> 20), err.msg);
 	/* Below the top 2 MiB, where QEMU may put the device tree itself. */
 	rbase = base + size - 18 * MiB;
-	rc = devtree_add_reserved(dtb, len, "vmmtrace", rbase, 16 * MiB, &out, &out_len, &err);
+	rc = devtree_add_reserved(dtb, len, "vmmtrace", rbase, 16 * MiB, 1, &out, &out_len, &err);
 	int rm = rc ? -1 : fdt_path_offset(out, "/reserved-memory");
 	char child_path[96];
 
@@ -121,13 +121,13 @@ static void test_arch(const struct guest_arch *a)
 	nomachine.machine = "no-such-board";
 	rc = qemu_dump_dtb(&nomachine, &none, &none_len, &err);
 	CHECK(rc == -EIO && !none && strstr(err.msg, "no-such-board"), "%s: an unknown machine: %s", a->name, err.msg);
-	CHECK(devtree_add_reserved("not a device tree at all, just text", 36, "x", rbase, MiB, &bad, &bad_len, &err) ==
+	CHECK(devtree_add_reserved("not a device tree at all, just text", 36, "x", rbase, MiB, 1, &bad, &bad_len, &err) ==
 		      -EINVAL && !bad, "%s: not a device tree: %s", a->name, err.msg);
-	CHECK(devtree_add_reserved(dtb, fdt_totalsize(dtb) / 2, "x", rbase, MiB, &bad, &bad_len, &err) == -EINVAL,
+	CHECK(devtree_add_reserved(dtb, fdt_totalsize(dtb) / 2, "x", rbase, MiB, 1, &bad, &bad_len, &err) == -EINVAL,
 	      "%s: a truncated device tree: %s", a->name, err.msg);
-	CHECK(devtree_add_reserved(dtb, len, "x", base + size - MiB, 2 * MiB, &bad, &bad_len, &err) == -ERANGE,
+	CHECK(devtree_add_reserved(dtb, len, "x", base + size - MiB, 2 * MiB, 1, &bad, &bad_len, &err) == -ERANGE,
 	      "%s: a region past the end of RAM: %s", a->name, err.msg);
-	CHECK(devtree_add_reserved(dtb, len, "x", ~0ULL - MiB, 2 * MiB, &bad, &bad_len, &err) == -EINVAL,
+	CHECK(devtree_add_reserved(dtb, len, "x", ~0ULL - MiB, 2 * MiB, 1, &bad, &bad_len, &err) == -EINVAL,
 	      "%s: a region that wraps: %s", a->name, err.msg);
 
 	/* The guest keeps out of the reserved region; without it, it does not. */

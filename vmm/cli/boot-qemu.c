@@ -23,6 +23,7 @@
 #include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/image/image.h"
+#include "vmm/qemu/devtree.h"
 #include "vmm/qemu/host-qemu.h"
 #include "vmm/qemu/qhost.h"
 #include "vmm/trace/tracer.h"
@@ -216,7 +217,53 @@ static int setup_fail(struct host_qemu *hq, int status, const char *msg)
 	return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", hq->msg);
 }
 
-static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, struct console_watch *w, int con, int sfd)
+/*
+ * arm64: rings outgrow the image's padding (8 KiB on the lean kernel), so
+ * QEMU boots with its own device tree plus a region at the top of RAM
+ * reserved for them (left in the guest's linear map, where the stub can
+ * reach it from the hand-over on: host-qemu.c), written to a file for -dtb.
+ */
+struct ring_region {
+	char dtb[64];			/* the tree's file, "" when none */
+	uint64_t pa, size;
+};
+
+static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *cfg, const struct qhost_arch *arch,
+			   struct ring_region *rr, struct errbuf *err)
+{
+	uint64_t want = o->ncpus * o->tcfg->buffer_size + 4096;
+	void *dtb = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	int fd = -1, rc;
+
+	rr->size = (want + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+	if (rr->size > o->mem / 4)
+		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
+			       o->ncpus);
+	rr->pa = arch->ram_gpa + o->mem - rr->size;
+	snprintf(rr->dtb, sizeof(rr->dtb), "/tmp/vmmtrace-dtb.XXXXXX");
+	rc = qemu_dump_dtb(cfg, &dtb, &len, err);
+	if (!rc)
+		rc = devtree_add_reserved(dtb, len, "vmmtrace-rings", rr->pa, rr->size, 0, &out, &olen, err);
+	if (!rc && (fd = mkstemp(rr->dtb)) < 0)
+		rc = err_set(err, errno, "cannot create %s: %s", rr->dtb, strerror(errno));
+	if (!rc && write(fd, out, olen) != (ssize_t)olen)
+		rc = err_set(err, EIO, "cannot write the device tree to %s", rr->dtb);
+	if (fd >= 0)
+		close(fd);
+	if (rc && fd >= 0)
+		unlink(rr->dtb);
+	if (rc)
+		rr->dtb[0] = 0;
+	else
+		cfg->dtb = rr->dtb;
+	free(dtb);
+	free(out);
+	return rc;
+}
+
+static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
+		       struct console_watch *w, int con, int sfd)
 {
 	struct errbuf err = { "" };
 	struct host_qemu hq;
@@ -228,6 +275,8 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, struct c
 		return cmd_fail("boot", EXIT_BAD_INPUT, "cannot read %s", o->kernel);
 	if (host_qemu_init(&hq, h, o->arch, &o->img->elf, head, sizeof(head), o->kernel, &err))
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+	hq.area_pa = rr->pa;
+	hq.area_size = rr->size;
 	if (tracer_create(&t, &hq.h, o->img, o->tcfg, &err)) {
 		status = setup_fail(&hq, EXIT_BAD_INPUT, err.msg);
 	} else if (tracer_start(t, &err)) {
@@ -248,7 +297,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct errbuf err = { "" };
 	char *cmdline = NULL;
 	struct qhost h;
-	int pipefd[2], sfd, status, traced = o->tcfg->n_include || o->tcfg->stop_at;
+	int pipefd[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at;
 
 	if (o->unsupported)
 		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and the QEMU host "
@@ -282,8 +331,19 @@ int boot_qemu(const struct boot_qemu_opts *o)
 		.ncpus = o->ncpus, .mem_size = o->mem, .kernel = o->kernel, .initrd = o->initrd,
 		.cmdline = cmdline, .console_path = NULL, .console_fd = pipefd[1], .timeout_ms = 10000,
 	};
+	struct ring_region rr = { "", 0, 0 };
+
+	if (traced && o->arch == IMAGE_ARCH_ARM64 && ring_region_dtb(o, &cfg, arch, &rr, &err)) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		free(cmdline);
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	}
 	sfd = signals_fd();
-	if (sfd < 0 || qhost_open(&h, &cfg, arch, &err)) {
+	rc = sfd < 0 ? -errno : qhost_open(&h, &cfg, arch, &err);
+	if (rr.dtb[0])
+		unlink(rr.dtb);	/* QEMU has read it */
+	if (rc) {
 		close(pipefd[0]);
 		close(pipefd[1]);
 		free(cmdline);
@@ -296,7 +356,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	if (o->verbose)
 		fprintf(stderr, "vmmtrace: host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s\n",
 			arch->binary, arch->machine, o->ncpus, (unsigned long long)(o->mem >> 20), cmdline);
-	status = traced ? boot_traced(o, &h, &w, pipefd[0], sfd) : run_loop(&h, &w, pipefd[0], sfd);
+	status = traced ? boot_traced(o, &h, &rr, &w, pipefd[0], sfd) : run_loop(&h, &w, pipefd[0], sfd);
 	free(cmdline);
 	qhost_close(&h);
 	close(pipefd[0]);

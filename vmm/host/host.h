@@ -160,6 +160,13 @@ struct host_ops {
 	int (*stub_install)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			    uint64_t data_size, struct stub_region *r, struct errbuf *err);
 	void (*stub_free)(struct host *h, struct stub_region *r);
+	/*
+	 * More ring memory than stub_install could give, reachable by the stub
+	 * from the hand-over on (ftrace_init: the guest's own page tables are
+	 * up, every vCPU is paused and out of the stub): its host view, its
+	 * guest VA and size. NULL, or -ENOENT: none.
+	 */
+	int (*rings_area)(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err);
 	/* How many bytes of ring memory stub_install can give (NULL: as many as asked). */
 	int (*stub_room)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			 uint64_t *bytes, struct errbuf *err);

@@ -119,7 +119,7 @@ static int reserved_node(void *fdt, int *ac, int *sc)
 }
 
 int devtree_add_reserved(const void *in, size_t len, const char *name, uint64_t base, uint64_t size,
-			 void **out, size_t *out_len, struct errbuf *err)
+			 int no_map, void **out, size_t *out_len, struct errbuf *err)
 {
 	struct inside inside = { base, size, 0 };
 	fdt32_t reg[4];
@@ -155,7 +155,7 @@ int devtree_add_reserved(const void *in, size_t len, const char *name, uint64_t 
 		write_cells(reg + ac, sc, size);
 		rc = fdt_setprop(fdt, child, "reg", reg, (int)(4 * (ac + sc)));
 	}
-	if (!rc)
+	if (!rc && no_map)
 		rc = fdt_setprop(fdt, child, "no-map", NULL, 0);
 	if (!rc)
 		rc = fdt_pack(fdt);

@@ -400,10 +400,48 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	c->doorbell_pc += code;
 	hq->doorbell = c->doorbell_pc;
 	hq->stub_cfg = r->code;
+	/* For the rings' later area (hq_rings_area). */
+	if (hq->image_arch == IMAGE_ARCH_ARM64) {
+		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_text"), pa;
+
+		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
+			hq->memstart_pa = pa;
+		if (text >> 63)
+			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
+	}
 	log_info("qemu: the stub at %#llx (%zu bytes), its rings at %#llx (%llu of %llu bytes)",
 		 (unsigned long long)code, size, (unsigned long long)data, (unsigned long long)data_size,
 		 (unsigned long long)(data_end - data));
 	return hq_sync_breaks(hq, err);
+}
+
+/*
+ * arm64's linear map (arch/arm64/include/asm/memory.h, 6.1): VA = PA -
+ * memstart_addr + PAGE_OFFSET, PAGE_OFFSET = -(1 << VA_BITS); the kernel
+ * image sits 128 MiB (the modules) above -(1 << (VA_BITS - 1)), which
+ * gives VA_BITS from _text. memstart_addr is set in arm64_memblock_init
+ * (from setup_arch): read at the hand-over, after it.
+ */
+static int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
+{
+	struct host_qemu *hq = hq_of(h);
+	const int64_t *ms;
+	uint64_t start;
+
+	if (!hq->area_size || hq->image_arch != IMAGE_ARCH_ARM64)
+		return -ENOENT;
+	if (!hq->memstart_pa || !hq->va_bits || !(ms = hq_gpa_ptr(h, hq->memstart_pa, sizeof(*ms))))
+		return err_set(err, ENOENT, "the kernel's memstart_addr or _text is unknown");
+	start = (uint64_t)*ms;
+	if (start > hq->area_pa || start & 0xfff || hq->area_pa - start + hq->area_size > (1ULL << (hq->va_bits - 1)))
+		return err_set(err, ERANGE, "memstart_addr %#llx does not place the ring region %#llx in the linear map",
+			       (unsigned long long)start, (unsigned long long)hq->area_pa);
+	*host = qhost_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
+	if (!*host)
+		return err_set(err, ERANGE, "the ring region is outside guest RAM");
+	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);
+	*size = hq->area_size;
+	return 0;
 }
 
 static void hq_stub_free(struct host *h, struct stub_region *r)
@@ -430,6 +468,7 @@ static const struct host_ops host_qemu_ops = {
 	.stub_install = hq_stub_install,
 	.stub_free = hq_stub_free,
 	.stub_room = hq_stub_room,
+	.rings_area = hq_rings_area,
 };
 
 int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,

@@ -52,6 +52,16 @@ struct host_qemu {
 	char msg[512];
 	uint64_t doorbells;
 	int dead;			/* the gdbstub's connection is gone: QEMU died or ended */
+
+	/*
+	 * arm64: a region of RAM the device tree reserves (but leaves in the
+	 * linear map) for the rings from the hand-over on (area_size 0: none;
+	 * set by the caller, which made the tree), and what places it in the
+	 * linear map: memstart_addr's location, and VA_BITS from _text.
+	 */
+	uint64_t area_pa, area_size;
+	uint64_t memstart_pa;
+	unsigned va_bits;
 };
 
 /*

@@ -20,6 +20,17 @@ void ring_view_init(struct ring_view *r, uint32_t index, struct vt_ring_hdr *hdr
 	pthread_mutex_init(&r->lock, NULL);
 }
 
+void ring_view_move(struct ring_view *r, struct vt_ring_hdr *hdr, struct vt_record *recs, uint64_t nrecords)
+{
+	r->hdr = hdr;
+	r->recs = recs;
+	r->nrecords = nrecords;
+	r->pos = r->head_seen = r->stall_at = r->stall_since_ns = 0;
+	/* The stub's counts are totals: the new header goes on from the old ones. */
+	WRITE_ONCE(hdr->dropped, r->stub_dropped);
+	WRITE_ONCE(hdr->unhooked, r->unhooked);
+}
+
 void ring_view_destroy(struct ring_view *r)
 {
 	pthread_mutex_destroy(&r->lock);

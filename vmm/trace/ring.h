@@ -111,6 +111,12 @@ void ring_view_init(struct ring_view *r, uint32_t index, struct vt_ring_hdr *hdr
 		    struct vt_record *recs, uint64_t nrecords, int lossless);
 void ring_view_destroy(struct ring_view *r);
 /*
+ * A drained ring (nothing reserved or in flight) moves to new memory of
+ * nrecords records (zeroed; the caller points the stub there): its counts
+ * stay, its positions start again at 0. With r->lock held.
+ */
+void ring_view_move(struct ring_view *r, struct vt_ring_hdr *hdr, struct vt_record *recs, uint64_t nrecords);
+/*
  * Consumes the committed records, oldest first, up to the first one still
  * being written (*in_flight is then set). With `final` (the guest no longer
  * runs), records never committed count as lost. Returns how many events

@@ -134,6 +134,9 @@ bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc);
 /* host_hooks.debug_exit: an execution breakpoint hit at pc. */
 void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc);
 
+/* tracer.c: bigger rings where the host has room for them only from the hand-over on. */
+void tracer_rings_move(struct tracer *t);
+
 /* tracer-client.c */
 /* ring_batch_fn: hands a ring's events to the clients holding their slots. */
 int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *taken);

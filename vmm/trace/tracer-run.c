@@ -145,9 +145,14 @@ int tracer_set_breakpoints(struct tracer *t, unsigned cpu, struct errbuf *err)
 		bp[n++] = t->emergency_restart;
 	if (t->free_initmem && !t->init_dropped)
 		bp[n++] = t->free_initmem;
-	if (cpu == 0 && t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
+	/*
+	 * Every vCPU: the boot CPU calls ftrace_init, and it is not always
+	 * vCPU 0 (riscv64's OpenSBI lets the harts draw lots for it); the
+	 * others do not run yet.
+	 */
+	if (t->ps.phase == PATCH_PHASE_EARLY && t->ftrace_init)
 		bp[n++] = t->ftrace_init;
-	if (cpu == 0 && t->ps.phase == PATCH_PHASE_FTRACE_INIT)
+	if (t->ps.phase == PATCH_PHASE_FTRACE_INIT)
 		bp[n++] = t->ftrace_ret;
 	return t->host->ops->set_breakpoints(t->host, cpu, bp, n, err);
 }
@@ -166,6 +171,7 @@ static int handoff_enter_fn(struct tracer *t, void *arg)
 	if (t->host->ops->read_clock(t->host, cpu, &t->ftrace_init_tsc) || !t->ftrace_init_tsc)
 		t->ftrace_init_tsc = atomic_load(&t->max_tsc) + 1;
 	patch_restore_all(&t->ps, &t->handoff_restore);
+	tracer_rings_move(t);
 	if (t->host->ops->entry_frame(t->host, cpu, &sp, &t->ftrace_ret))
 		return -EFAULT;
 	t->ps.phase = PATCH_PHASE_FTRACE_INIT;
@@ -219,14 +225,14 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 	if (t->stop_at && pc == t->stop_at) {
 		snprintf(msg, sizeof(msg), "stopped at %s (--stop-at) on vCPU %u", t->cfg.stop_at, cpu);
 		t->host->ops->stop(t->host, (int)cpu, VM_STOP_REQUESTED, msg);
-	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init && cpu == 0) {
+	} else if (t->ps.phase == PATCH_PHASE_EARLY && pc == t->ftrace_init) {
 		if (tracer_change(t, (int)cpu, handoff_enter_fn, &cpu, &res))
 			t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE,
 						   "cannot read ftrace_init's return address");
 		log_info("guest entered ftrace_init: %zu slots restored, %zu foreign, %zu not written",
 			 t->handoff_restore.written, t->handoff_restore.foreign, t->handoff_restore.failed);
 		tracer_rearm(t, cpu);
-	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret && cpu == 0) {
+	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret) {
 		tracer_change(t, (int)cpu, handoff_leave_fn, NULL, &t->handoff_enable);
 		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign, %zu not written",
 			 t->handoff_enable.written, t->handoff_enable.foreign, t->handoff_enable.failed);

@@ -221,6 +221,50 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	return 0;
 }
 
+/*
+ * At the hand-over, with every vCPU paused, out of the stub and the rings
+ * drained: rings of the size asked for in a bigger area the host offers now
+ * (QEMU: a reserved region in the arm64 guest's linear map), when the
+ * stub's own place held smaller ones. The stub reads its configuration at
+ * every call, so the next call uses the new rings.
+ */
+void tracer_rings_move(struct tracer *t)
+{
+	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
+	uint64_t want = t->cfg.buffer_size / VT_REC_SIZE, n = TRACE_MIN_SMALL_RECORDS, va, size, hdr_bytes;
+	struct errbuf err = { "" };
+	uint8_t *area;
+	int rc;
+
+	if (!t->host->ops->rings_area)
+		return;
+	if ((rc = t->host->ops->rings_area(t->host, &area, &va, &size, &err))) {
+		if (rc != -ENOENT)
+			log_warn("the rings stay where they are: %s", err.msg);
+		return;
+	}
+	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
+	while (n * 2 <= want && hdr_bytes + t->nrings * n * 2 * VT_REC_SIZE <= size)
+		n *= 2;
+	if (n <= t->nrecords || hdr_bytes + t->nrings * n * VT_REC_SIZE > size)
+		return;
+	memset(area, 0, hdr_bytes + t->nrings * n * VT_REC_SIZE);
+	for (unsigned i = 0; i < t->nrings; i++) {
+		pthread_mutex_lock(&t->rings[i].lock);
+		ring_view_move(&t->rings[i], (struct vt_ring_hdr *)(area + i * VT_HDR_SIZE),
+			       (struct vt_record *)(area + hdr_bytes + i * n * VT_REC_SIZE), n);
+		pthread_mutex_unlock(&t->rings[i].lock);
+	}
+	t->nrecords = n;
+	c->ring_hdrs = va;
+	c->ring_recs = va + hdr_bytes;
+	c->ring_bytes = n * VT_REC_SIZE;
+	c->ring_mask = n - 1;
+	if (t->cfg.mode == TRACE_LOSSLESS)
+		c->limit = n;
+	log_info("rings moved to %#llx: %llu records per CPU", (unsigned long long)va, (unsigned long long)n);
+}
+
 /* The boot command's own client: --trace globs, output to -o or stdout. */
 static int tracer_boot_client(struct tracer *t, struct errbuf *err)
 {
