@@ -11,9 +11,10 @@
 # arm64 and riscv64 (the QEMU host's guests): the programs cross-built with
 # Debian's compilers, all but the x86_64 vector-state ones; arm64's busybox
 # is Debian's busybox-static:arm64, unpacked from its package (multiarch).
-# Debian 12 has no riscv64 packages, and /init is a busybox script, so
-# riscv64 has none yet (it is refused). $VMMTRACE_CACHE/initramfs-arm64.cpio
-# links to the current arm64 one.
+# Debian 12 has no riscv64 packages: riscv64's archive holds no busybox,
+# only tests/guest/cinit.c as /init (arguments after "--" on the kernel
+# command line). $VMMTRACE_CACHE/initramfs-ARCH.cpio links to the current
+# one of each.
 #
 # The archive is written here rather than by GNU cpio so that it can hold
 # /dev/console without root (the kernel opens /dev/console for init before
@@ -50,7 +51,13 @@ arm64)
 		fi
 	fi
 	;;
-*) die "no initramfs for $garch: Debian 12 ships no riscv64 busybox" ;;
+riscv64)
+	cc=${GUEST_CC:-riscv64-linux-gnu-gcc}
+	tag=-riscv64
+	progs_src=()
+	busybox=""
+	;;
+*) die "no initramfs for $garch (x86_64, arm64 or riscv64)" ;;
 esac
 # The busybox to ask for its applets: the guest's own, under qemu-user when foreign.
 bbrun() { if [ "$garch" = x86_64 ]; then "$busybox" "$@"; else "qemu-$([ "$garch" = arm64 ] && echo aarch64)" "$busybox" "$@"; fi; }
@@ -66,11 +73,13 @@ prog_cflags="-static -nostdlib -ffreestanding -fno-builtin -O2 -Wall -Wextra -We
 -fno-stack-protector -fno-asynchronous-unwind-tables -fcf-protection=none
 -Wl,--build-id=none"
 
-[ -x "$busybox" ] || die "$busybox missing: apt-get install busybox-static"
-readelf -lW "$busybox" | grep -q INTERP && die "$busybox is not static: apt-get install busybox-static"
+if [ -n "$busybox" ]; then
+	[ -x "$busybox" ] || die "$busybox missing: apt-get install busybox-static"
+	readelf -lW "$busybox" | grep -q INTERP && die "$busybox is not static: apt-get install busybox-static"
+fi
 [ -r "$guest/init" ] || die "$guest/init missing"
 
-key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest"/progs/* "$busybox" |
+key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest/cinit.c" "$guest"/progs/* ${busybox:+"$busybox"} |
 	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets") |
 	sha256sum | cut -c1-16)
 name="initramfs$tag-$key.cpio"
@@ -84,7 +93,7 @@ publish() {
 	for old in "$VMMTRACE_CACHE"/initramfs$tag-*.cpio; do
 		[ "$old" = "$out" ] && continue
 		# x86_64's pattern matches the other arches' archives too: not those.
-		[ -z "$tag" ] && case $old in */initramfs-arm64-*) continue ;; esac
+		[ -z "$tag" ] && case $old in */initramfs-arm64-* | */initramfs-riscv64-*) continue ;; esac
 		rm -f "$old"
 	done
 }
@@ -106,10 +115,15 @@ for src in "${progs_src[@]}"; do
 	progs+=("$p")
 done
 
-have=" $(bbrun --list | tr '\n' ' ') "
-for a in $applets; do
-	case $have in *" $a "*) ;; *) die "$busybox has no applet '$a'" ;; esac
-done
+if [ -n "$busybox" ]; then
+	have=" $(bbrun --list | tr '\n' ' ') "
+	for a in $applets; do
+		case $have in *" $a "*) ;; *) die "$busybox has no applet '$a'" ;; esac
+	done
+else
+	# shellcheck disable=SC2086
+	"$cc" $prog_cflags -I"$here/.." -o "$work/cinit" "$guest/cinit.c" || die "cannot build $guest/cinit.c"
+fi
 
 # newc ("070701") entries: 13 hex fields, the NUL-terminated name padded to
 # 4 bytes, then the data padded to 4 bytes (Documentation/driver-api/
@@ -141,9 +155,13 @@ entry_chardev() { header "$1" $((8#020000 | $2)) 0 1 "$3" "$4"; }
 {
 	for d in bin dev proc sys tmp root; do entry_dir "$d"; done
 	entry_chardev dev/console 8#600 5 1
-	entry_file init 8#755 "$guest/init"
-	entry_file bin/busybox 8#755 "$busybox"
-	for a in $applets; do entry_symlink "bin/$a" busybox; done
+	if [ -n "$busybox" ]; then
+		entry_file init 8#755 "$guest/init"
+		entry_file bin/busybox 8#755 "$busybox"
+		for a in $applets; do entry_symlink "bin/$a" busybox; done
+	else
+		entry_file init 8#755 "$work/cinit"
+	fi
 	for p in "${progs[@]}"; do entry_file "bin/$p" 8#755 "$work/$p"; done
 	header "TRAILER!!!" 0 0 1 0 0
 } >"$work/initramfs.cpio"

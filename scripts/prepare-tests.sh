@@ -110,6 +110,7 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-initramfs.sh"
 	"$prep_here/build-initramfs.sh" arm64
+	"$prep_here/build-initramfs.sh" riscv64
 }
 
 prep_main() {

@@ -17,11 +17,18 @@
 #  - the guest's /init reaches its end and reboots: status 0;
 #  - --trace '*' on 2 vCPUs from the first call to the reboot: millions of
 #    events, every one the summary counts is written, none dropped.
+# The same for the lean riscv64 kernel, whose initramfs has no busybox
+# (Debian 12 has no riscv64 packages): /init is tests/guest/cinit.c,
+# which runs the workers and the hand-off check itself.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 A64=$VMMTRACE_CACHE/lean-arm64/Image
 require_file "$A64"
 require_file "$INITRAMFS_ARM64"
+RV=$VMMTRACE_CACHE/lean-riscv64/Image
+INITRAMFS_RV=$VMMTRACE_CACHE/initramfs-riscv64.cpio
+require_file "$RV"
+require_file "$INITRAMFS_RV"
 LOOPS=${LOOPS:-2000}
 
 for cpus in 1 2; do
@@ -66,4 +73,41 @@ check "--trace '*', 2 vCPUs: /init ran its steps and the guest rebooted: status 
 	eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/all.con'"
 check "--trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
 	eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/all.err'"
+
+# riscv64: cinit's arguments after "--": LOOPS CPUS FUNC.
+for cpus in 1 2; do
+	name=rv$cpus
+	timeout -k 5 300 "$VMMTRACE" boot "$RV" --host qemu --cpus "$cpus" --initrd "$INITRAMFS_RV" \
+		--cmdline "-- $LOOPS $cpus sys_getpid" --trace sys_getpriority -o "$TMPD/$name.txt" \
+		</dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+	rc=$?
+	tr -d '\r' <"$TMPD/$name.out" >"$TMPD/$name.con"
+	echo "INFO: riscv64 $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
+	check "riscv64, $cpus vCPU(s): cinit ran and the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^CINIT: done' '$TMPD/$name.con'"
+	want=$((cpus * LOOPS))
+	got=$(grep -vc '^#' "$TMPD/$name.txt")
+	check "riscv64, $cpus vCPU(s): exactly $want getpriority events (got $got), none dropped" \
+		eval "[ '$got' = $want ] && grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
+	pids=$(sed -n "s/^CINIT-WORKER cpu=.* calls=$LOOPS pid=\([0-9]*\)$/\1/p" "$TMPD/$name.con")
+	check "riscv64, $cpus vCPU(s): one worker per vCPU made every call ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
+	for pid in $pids; do
+		n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
+		check "riscv64, $cpus vCPU(s): worker pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+	done
+	check "riscv64, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
+		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0' "$TMPD/$name.con"
+done
+set -o pipefail
+timeout -k 5 600 "$VMMTRACE" boot "$RV" --host qemu --cpus 2 --initrd "$INITRAMFS_RV" \
+	--cmdline "-- 100 2" --trace '*' --console "$TMPD/rall.con" </dev/null 2>"$TMPD/rall.err" |
+	grep -vc '^#' >"$TMPD/rall.n"
+rc=$?
+set +o pipefail
+n=$(cat "$TMPD/rall.n")
+echo "INFO: riscv64 --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/rall.err")"
+check "riscv64 --trace '*', 2 vCPUs: cinit ran and the guest rebooted: status 0 (got $rc)" \
+	eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/rall.con' | grep -q '^CINIT: done'"
+check "riscv64 --trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
+	eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/rall.err'"
 finish

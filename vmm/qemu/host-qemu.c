@@ -205,12 +205,15 @@ static int hq_has(const uint64_t *v, unsigned n, uint64_t va)
 /* QEMU's breakpoints hold for every vCPU: it gets the union of what each wants. */
 static int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
 {
-	uint64_t next[HOST_MAX_CPUS * 4 + 1];
+	uint64_t next[HOST_MAX_CPUS * 4 + 4];
 	unsigned n = 0;
 	int rc;
 
 	if (hq->doorbell)
 		next[n++] = hq->doorbell;
+	for (unsigned i = 0; i < 3; i++)
+		if (hq->end_bp[i] && !hq_has(next, n, hq->end_bp[i]))
+			next[n++] = hq->end_bp[i];
 	for (unsigned c = 0; c < hq->h.ncpus; c++)
 		for (unsigned i = 0; i < hq->nwant[c]; i++)
 			if (!hq_has(next, n, hq->want[c][i]))
@@ -400,6 +403,9 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	c->doorbell_pc += code;
 	hq->doorbell = c->doorbell_pc;
 	hq->stub_cfg = r->code;
+	hq->end_bp[0] = hq_sym(syms, "machine_restart");
+	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
+	hq->end_bp[2] = hq_sym(syms, "machine_halt");
 	/* For the rings' later area (hq_rings_area). */
 	if (hq->image_arch == IMAGE_ARCH_ARM64) {
 		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_text"), pa;
@@ -515,6 +521,11 @@ static int hq_dispatch(struct host_qemu *hq, const struct qhost_stop *st, struct
 {
 	if (hq->doorbell && st->pc == hq->doorbell)
 		return hq_doorbell(hq, st, err);
+	if (st->pc && hq_has(hq->end_bp, 3, st->pc)) {
+		/* Stopped here, as the KVM host stops at the guest's reset exit: the tracer quiesces first. */
+		hq_stop(&hq->h, (int)st->cpu, VM_STOP_GUEST_EXIT, "the guest powered off or reset");
+		return 0;
+	}
 	if (st->cpu < hq->h.ncpus && hq_has(hq->want[st->cpu], hq->nwant[st->cpu], st->pc) && hq->hooks.debug_exit) {
 		hq->hooks.debug_exit(hq->hooks.opaque, st->cpu, st->pc);
 		if (atomic_load(&hq->stopping))

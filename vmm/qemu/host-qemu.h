@@ -37,9 +37,15 @@ struct host_qemu {
 	/* Breakpoints: what each vCPU wants, and their union as set in QEMU. */
 	uint64_t want[HOST_MAX_CPUS][4];
 	unsigned nwant[HOST_MAX_CPUS];
-	uint64_t set[HOST_MAX_CPUS * 4 + 1];
+	uint64_t set[HOST_MAX_CPUS * 4 + 4];
 	unsigned nset;
 	uint64_t doorbell;		/* the stub's vt_stub_doorbell (VA), 0: none */
+	/*
+	 * machine_restart, _power_off, _halt: the guest's end, caught before
+	 * QEMU exits, so that a vCPU still inside the stub (riscv64 does not
+	 * stop its other CPUs before a restart) finishes its record first.
+	 */
+	uint64_t end_bp[3];
 	const uint8_t *stub_cfg;	/* the stub's configuration block (host view) */
 
 	/* Stopping: asked from any thread, carried out by the driver. */

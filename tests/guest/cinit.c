@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init in C, for a guest with no busybox (Debian 12 ships no riscv64
+ * packages): the riscv64 test initramfs's only user-space program. Its
+ * arguments come from the kernel command line after "--":
+ *
+ *   -- LOOPS CPUS [FUNC]
+ *
+ * It mounts /proc and /sys, starts one worker per CPU 0..CPUS-1 (pinned)
+ * that makes exactly LOOPS getpriority(PRIO_PROCESS, 0) calls, as sysloop
+ * does, and reports "CINIT-WORKER cpu=<cpu> calls=<n> pid=<pid>". With
+ * FUNC it then hands FUNC to the guest's own function tracer, makes three
+ * getpid calls, and reports how many of the trace's lines name FUNC and
+ * how many "ftrace failed to modify" and "WARNING" lines the kernel log
+ * has: "CINIT-FTRACE func=<f> events=<n> ftrace_failed=<n> warnings=<n>".
+ * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
+ */
+#include <linux/reboot.h>
+#include <linux/resource.h>
+
+#include "tests/guest/progs/rt.h"
+
+#define AT_FDCWD_ (-100)
+#define O_RDONLY_ 0
+#define O_WRONLY_ 1
+#define O_TRUNC_ 01000
+#define SIGCHLD_ 17
+#define SYSLOG_READ_ALL 3
+
+static char buf[256 << 10];
+
+static void say(const char *s)
+{
+	rt_write(1, s, rt_strlen(s));
+}
+
+static long atol_(const char *s)
+{
+	long v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (*s++ - '0');
+	return v;
+}
+
+/* Writes s to the file at path; 0 or -errno. */
+static long put(const char *path, const char *s)
+{
+	long fd = rt_syscall4(__NR_openat, AT_FDCWD_, (long)path, O_WRONLY_ | O_TRUNC_, 0), n;
+
+	if (fd < 0)
+		return fd;
+	n = rt_syscall(__NR_write, fd, (long)s, (long)rt_strlen(s));
+	rt_syscall(__NR_close, fd, 0, 0);
+	return n < 0 ? n : 0;
+}
+
+/* Reads the file at path into buf (NUL-terminated); its length, or -errno. */
+static long slurp(const char *path)
+{
+	long fd = rt_syscall4(__NR_openat, AT_FDCWD_, (long)path, O_RDONLY_, 0), n, len = 0;
+
+	if (fd < 0)
+		return fd;
+	while (len < (long)sizeof(buf) - 1 &&
+	       (n = rt_syscall(__NR_read, fd, (long)(buf + len), (long)(sizeof(buf) - 1 - len))) > 0)
+		len += n;
+	rt_syscall(__NR_close, fd, 0, 0);
+	buf[len] = 0;
+	return len;
+}
+
+/* How many lines of buf[0..len) hold needle. */
+static unsigned long count_lines(long len, const char *needle)
+{
+	unsigned long n = 0, k = rt_strlen(needle);
+
+	for (long i = 0; i < len;) {
+		long end = i, hit = 0;
+
+		while (end < len && buf[end] != '\n')
+			end++;
+		for (long j = i; !hit && j + (long)k <= end; j++) {
+			unsigned long m = 0;
+
+			while (m < k && buf[j + m] == needle[m])
+				m++;
+			hit = m == k;
+		}
+		n += hit;
+		i = end + 1;
+	}
+	return n;
+}
+
+static void worker(long cpu, long loops)
+{
+	unsigned long mask = 1ul << cpu, calls = 0;
+	char line[128], *p = line;
+
+	rt_syscall(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask);
+	for (long i = 0; i < loops; i++)
+		if (rt_syscall(__NR_getpriority, PRIO_PROCESS, 0, 0) > 0)
+			calls++;
+	p = rt_puts(p, "CINIT-WORKER cpu=");
+	p = rt_utoa(p, (unsigned long)cpu);
+	p = rt_puts(p, " calls=");
+	p = rt_utoa(p, calls);
+	p = rt_puts(p, " pid=");
+	p = rt_utoa(p, (unsigned long)rt_syscall(__NR_getpid, 0, 0, 0));
+	p = rt_puts(p, "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+	rt_syscall(__NR_exit, 0, 0, 0);
+}
+
+static void ftrace(const char *func)
+{
+	const char *t = "/sys/kernel/tracing";
+	char line[256], *p = line;
+	unsigned long events = 0, failed, warnings;
+	long len;
+
+	if (rt_syscall6(__NR_mount, (long)"tracefs", (long)t, (long)"tracefs", 0, 0, 0) ||
+	    put("/sys/kernel/tracing/tracing_on", "0") || put("/sys/kernel/tracing/set_ftrace_filter", func) ||
+	    put("/sys/kernel/tracing/current_tracer", "function") || put("/sys/kernel/tracing/tracing_on", "1")) {
+		say("CINIT-FTRACE refused: the guest's function tracer did not take it\n");
+	} else {
+		for (int i = 0; i < 3; i++)
+			rt_syscall(__NR_getpid, 0, 0, 0);
+		put("/sys/kernel/tracing/tracing_on", "0");
+		len = slurp("/sys/kernel/tracing/trace");
+		events = len > 0 ? count_lines(len, func) : 0;
+		put("/sys/kernel/tracing/current_tracer", "nop");
+	}
+	len = rt_syscall(__NR_syslog, SYSLOG_READ_ALL, (long)buf, sizeof(buf) - 1);
+	failed = len > 0 ? count_lines(len, "ftrace failed to modify") : 0;
+	warnings = len > 0 ? count_lines(len, "WARNING") : 0;
+	p = rt_puts(p, "CINIT-FTRACE func=");
+	p = rt_puts(p, func);
+	p = rt_puts(p, " events=");
+	p = rt_utoa(p, events);
+	p = rt_puts(p, " ftrace_failed=");
+	p = rt_utoa(p, failed);
+	p = rt_puts(p, " warnings=");
+	p = rt_utoa(p, warnings);
+	p = rt_puts(p, len > 0 ? "\n" : " (no kernel log)\n");
+	rt_write(1, line, (unsigned long)(p - line));
+}
+
+int rt_main(long *sp)
+{
+	long argc = sp[0], loops, cpus;
+	char **argv = (char **)(sp + 1);
+	int status;
+
+	say("CINIT: start\n");
+	loops = argc > 1 ? atol_(argv[1]) : 0;
+	cpus = argc > 2 ? atol_(argv[2]) : 1;
+	rt_syscall(__NR_mkdirat, AT_FDCWD_, (long)"/proc", 0555);
+	rt_syscall(__NR_mkdirat, AT_FDCWD_, (long)"/sys", 0555);
+	if (rt_syscall6(__NR_mount, (long)"proc", (long)"/proc", (long)"proc", 0, 0, 0) ||
+	    rt_syscall6(__NR_mount, (long)"sysfs", (long)"/sys", (long)"sysfs", 0, 0, 0))
+		say("CINIT: mounts failed\n");
+	for (long c = 0; loops && c < cpus && c < 64; c++)
+		if (rt_syscall6(__NR_clone, SIGCHLD_, 0, 0, 0, 0, 0) == 0)
+			worker(c, loops);
+	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
+		;
+	if (argc > 3)
+		ftrace(argv[3]);
+	say("CINIT: done\n");
+	rt_syscall(__NR_sync, 0, 0, 0);
+	rt_syscall4(__NR_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_RESTART, 0);
+	for (;;)
+		rt_syscall(__NR_sched_yield, 0, 0, 0);
+}
