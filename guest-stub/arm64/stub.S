@@ -152,10 +152,7 @@ vt_stub_entry:
 	clrex
 	cbnz	x15, .Ldrop
 	mov	x15, #1
-	.globl	vt_stub_doorbell
-vt_stub_doorbell:
-	nop					/* the host's breakpoint: x11 is the ring's header */
-	b	.Lretry
+	b	.Ldoorbell			/* a local label: no relocation left in the flat image */
 .Ldrop:
 	add	x13, x11, #VT_HDR_DROPPED
 3:	ldxr	x12, [x13]
@@ -163,6 +160,19 @@ vt_stub_doorbell:
 	stxr	w16, x12, [x13]
 	cbnz	w16, 3b
 	b	.Ldone
+
+	/*
+	 * The doorbell on a page of its own: QEMU runs every instruction of a
+	 * page that holds a breakpoint as a translation block of its own (its
+	 * check_for_breakpoints), which made every traced call several times
+	 * slower while the breakpoint shared the stub's page.
+	 */
+	.balign	4096
+	.globl	vt_stub_doorbell
+vt_stub_doorbell:
+.Ldoorbell:
+	nop					/* the host's breakpoint: x11 is the ring's header */
+	b	.Lretry
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -5,6 +5,7 @@
 # the QEMU host installs in an arm64 guest.
 A64_CC      ?= aarch64-linux-gnu-gcc
 A64_OBJCOPY ?= aarch64-linux-gnu-objcopy
+A64_READELF ?= aarch64-linux-gnu-readelf
 A64_STUB_DIR := $(O)/guest-stub/arm64
 A64_STUB_OBJ := $(A64_STUB_DIR)/stub.o
 A64_STUB_BIN := $(A64_STUB_DIR)/stub.bin
@@ -13,6 +14,8 @@ A64_STUB_EMB := $(A64_STUB_DIR)/stub-embed.o
 $(A64_STUB_OBJ): guest-stub/arm64/stub.S proto/trace.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
+	@# A flat image keeps no relocation: a branch to a global symbol would stay "b .".
+	@! $(A64_READELF) -rW $@ | grep -q R_AARCH64 || { echo "$@: relocations left: branch to local labels" >&2; rm -f $@; exit 1; }
 
 $(A64_STUB_BIN): $(A64_STUB_OBJ)
 	$(A64_OBJCOPY) -O binary -j .text $< $@

@@ -159,15 +159,25 @@ vt_stub_entry:
 .Lfull:
 	bnez	s2, .Ldrop			/* (the lone lr.d's reservation just lapses) */
 	li	s2, 1
-	.globl	vt_stub_doorbell
-vt_stub_doorbell:
-	nop					/* the host's breakpoint: s1 is the ring's header */
-	j	.Lretry
+	j	.Ldoorbell			/* a local label: no relocation left in the flat image */
 .Ldrop:
 	addi	t2, s1, VT_HDR_DROPPED
 	li	t3, 1
 	amoadd.d zero, t3, (t2)
 	j	.Ldone
+
+	/*
+	 * The doorbell on a page of its own: QEMU runs every instruction of a
+	 * page that holds a breakpoint as a translation block of its own (its
+	 * check_for_breakpoints), which made every traced call several times
+	 * slower while the breakpoint shared the stub's page.
+	 */
+	.balign	4096
+	.globl	vt_stub_doorbell
+vt_stub_doorbell:
+.Ldoorbell:
+	nop					/* the host's breakpoint: s1 is the ring's header */
+	j	.Lretry
 
 	.globl	vt_stub_end
 vt_stub_end:

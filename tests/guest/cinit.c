@@ -4,19 +4,21 @@
  * packages): the riscv64 test initramfs's only user-space program. Its
  * arguments come from the kernel command line after "--":
  *
- *   -- LOOPS CPUS [FUNC]
+ *   -- LOOPS CPUS [FUNC [FLOOPS]]
  *
  * It mounts /proc and /sys, starts one worker per CPU 0..CPUS-1 (pinned)
  * that makes exactly LOOPS getpriority(PRIO_PROCESS, 0) calls, as sysloop
- * does, and reports "CINIT-WORKER cpu=<cpu> calls=<n> pid=<pid>". With
- * FUNC it then hands FUNC to the guest's own function tracer, makes three
- * getpid calls, and reports how many of the trace's lines name FUNC and
- * how many "ftrace failed to modify" and "WARNING" lines the kernel log
- * has: "CINIT-FTRACE func=<f> events=<n> ftrace_failed=<n> warnings=<n>".
+ * does, and reports "CINIT-WORKER cpu=<cpu> calls=<n> ns=<its time> pid=<pid>".
+ * With FUNC it then hands FUNC to the guest's own function tracer, makes
+ * three getpid calls and FLOOPS getpriority calls (timed: ns=), and
+ * reports how many of the trace's lines name FUNC and how many "ftrace
+ * failed to modify" and "WARNING" lines the kernel log has:
+ * "CINIT-FTRACE func=<f> events=<n> ftrace_failed=<n> warnings=<n> loops=<n> ns=<t>".
  * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
  */
 #include <linux/reboot.h>
 #include <linux/resource.h>
+#include <linux/time.h>
 
 #include "tests/guest/progs/rt.h"
 
@@ -93,19 +95,40 @@ static unsigned long count_lines(long len, const char *needle)
 	return n;
 }
 
-static void worker(long cpu, long loops)
+static unsigned long now_ns(void)
 {
-	unsigned long mask = 1ul << cpu, calls = 0;
-	char line[128], *p = line;
+	struct timespec ts;
 
-	rt_syscall(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask);
+	if (rt_syscall(__NR_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0))
+		return 0;
+	return (unsigned long)ts.tv_sec * 1000000000ul + ts.tv_nsec;
+}
+
+/* LOOPS getpriority calls; how many the kernel handled (it returns 1..40), and in *ns how long. */
+static unsigned long prio_loop(long loops, unsigned long *ns)
+{
+	unsigned long calls = 0, start = now_ns();
+
 	for (long i = 0; i < loops; i++)
 		if (rt_syscall(__NR_getpriority, PRIO_PROCESS, 0, 0) > 0)
 			calls++;
+	*ns = now_ns() - start;
+	return calls;
+}
+
+static void worker(long cpu, long loops)
+{
+	unsigned long mask = 1ul << cpu, calls, ns;
+	char line[160], *p = line;
+
+	rt_syscall(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask);
+	calls = prio_loop(loops, &ns);
 	p = rt_puts(p, "CINIT-WORKER cpu=");
 	p = rt_utoa(p, (unsigned long)cpu);
 	p = rt_puts(p, " calls=");
 	p = rt_utoa(p, calls);
+	p = rt_puts(p, " ns=");
+	p = rt_utoa(p, ns);
 	p = rt_puts(p, " pid=");
 	p = rt_utoa(p, (unsigned long)rt_syscall(__NR_getpid, 0, 0, 0));
 	p = rt_puts(p, "\n");
@@ -113,11 +136,11 @@ static void worker(long cpu, long loops)
 	rt_syscall(__NR_exit, 0, 0, 0);
 }
 
-static void ftrace(const char *func)
+static void ftrace(const char *func, long floops)
 {
 	const char *t = "/sys/kernel/tracing";
-	char line[256], *p = line;
-	unsigned long events = 0, failed, warnings;
+	char line[320], *p = line;
+	unsigned long events = 0, failed, warnings, fcalls = 0, fns = 0;
 	long len;
 
 	if (rt_syscall6(__NR_mount, (long)"tracefs", (long)t, (long)"tracefs", 0, 0, 0) ||
@@ -127,6 +150,7 @@ static void ftrace(const char *func)
 	} else {
 		for (int i = 0; i < 3; i++)
 			rt_syscall(__NR_getpid, 0, 0, 0);
+		fcalls = prio_loop(floops, &fns);
 		put("/sys/kernel/tracing/tracing_on", "0");
 		len = slurp("/sys/kernel/tracing/trace");
 		events = len > 0 ? count_lines(len, func) : 0;
@@ -143,6 +167,10 @@ static void ftrace(const char *func)
 	p = rt_utoa(p, failed);
 	p = rt_puts(p, " warnings=");
 	p = rt_utoa(p, warnings);
+	p = rt_puts(p, " loops=");
+	p = rt_utoa(p, fcalls);
+	p = rt_puts(p, " ns=");
+	p = rt_utoa(p, fns);
 	p = rt_puts(p, len > 0 ? "\n" : " (no kernel log)\n");
 	rt_write(1, line, (unsigned long)(p - line));
 }
@@ -167,7 +195,7 @@ int rt_main(long *sp)
 	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
 		;
 	if (argc > 3)
-		ftrace(argv[3]);
+		ftrace(argv[3], argc > 4 ? atol_(argv[4]) : 0);
 	say("CINIT: done\n");
 	rt_syscall(__NR_sync, 0, 0, 0);
 	rt_syscall4(__NR_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_RESTART, 0);

@@ -89,14 +89,14 @@ for cpus in 1 2; do
 	got=$(grep -vc '^#' "$TMPD/$name.txt")
 	check "riscv64, $cpus vCPU(s): exactly $want getpriority events (got $got), none dropped" \
 		eval "[ '$got' = $want ] && grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
-	pids=$(sed -n "s/^CINIT-WORKER cpu=.* calls=$LOOPS pid=\([0-9]*\)$/\1/p" "$TMPD/$name.con")
+	pids=$(sed -n "s/^CINIT-WORKER cpu=.* calls=$LOOPS ns=[0-9]* pid=\([0-9]*\)$/\1/p" "$TMPD/$name.con")
 	check "riscv64, $cpus vCPU(s): one worker per vCPU made every call ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
 	for pid in $pids; do
 		n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
 		check "riscv64, $cpus vCPU(s): worker pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
 	done
 	check "riscv64, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
-		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0' "$TMPD/$name.con"
+		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
 done
 set -o pipefail
 timeout -k 5 600 "$VMMTRACE" boot "$RV" --host qemu --cpus 2 --initrd "$INITRAMFS_RV" \

@@ -19,7 +19,8 @@
 extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
 extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
 
-#define STUB_CODE_ROOM 4096
+/* The stub's page and its doorbell's (guest-stub/<arch>/stub.S). */
+#define STUB_CODE_ROOM 8192
 #define QEMU_RUN_MS 20
 
 /*
