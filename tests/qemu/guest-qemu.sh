@@ -60,19 +60,26 @@ for cpus in 1 2; do
 		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
 done
 
-# The trace on stdout, counted as it comes (hundreds of MB as text); the console to a file.
-set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$A64" --host qemu --cpus 2 --initrd "$INITRAMFS_ARM64" \
-	--cmdline vmmtrace.steps=cpus,uname --trace '*' --console "$TMPD/all.con" </dev/null 2>"$TMPD/all.err" |
-	grep -vc '^#' >"$TMPD/all.n"
-rc=$?
-set +o pipefail
-n=$(cat "$TMPD/all.n")
-echo "INFO: --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/all.err")"
-check "--trace '*', 2 vCPUs: /init ran its steps and the guest rebooted: status 0 (got $rc)" \
-	eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/all.con'"
-check "--trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
-	eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/all.err'"
+# trace_all NAME IMAGE INITRD DONE_LINE CMDLINE: --trace '*' on 2 vCPUs from the
+# first call to the reboot, the trace on stdout counted as it comes (hundreds
+# of MB as text), the console to a file whose DONE_LINE says /init finished.
+trace_all() {
+	local name=$1 img=$2 initrd=$3 done_line=$4 cmdline=$5 n rc
+	set -o pipefail
+	timeout -k 5 600 "$VMMTRACE" boot "$img" --host qemu --cpus 2 --initrd "$initrd" \
+		--cmdline "$cmdline" --trace '*' --console "$TMPD/$name.con" </dev/null 2>"$TMPD/$name.err" |
+		grep -vc '^#' >"$TMPD/$name.n"
+	rc=$?
+	set +o pipefail
+	n=$(cat "$TMPD/$name.n")
+	echo "INFO: $name --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/$name.err")"
+	check "$name --trace '*', 2 vCPUs: /init finished and the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/$name.con' | grep -q '^$done_line'"
+	check "$name --trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
+		eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/$name.err'"
+}
+
+trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname
 
 # riscv64: cinit's arguments after "--": LOOPS CPUS FUNC.
 for cpus in 1 2; do
@@ -98,16 +105,5 @@ for cpus in 1 2; do
 	check "riscv64, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
 		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
 done
-set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$RV" --host qemu --cpus 2 --initrd "$INITRAMFS_RV" \
-	--cmdline "-- 100 2" --trace '*' --console "$TMPD/rall.con" </dev/null 2>"$TMPD/rall.err" |
-	grep -vc '^#' >"$TMPD/rall.n"
-rc=$?
-set +o pipefail
-n=$(cat "$TMPD/rall.n")
-echo "INFO: riscv64 --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/rall.err")"
-check "riscv64 --trace '*', 2 vCPUs: cinit ran and the guest rebooted: status 0 (got $rc)" \
-	eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/rall.con' | grep -q '^CINIT: done'"
-check "riscv64 --trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
-	eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/rall.err'"
+trace_all riscv64 "$RV" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2"
 finish

@@ -143,23 +143,6 @@ static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
 	return console_end(w, con, open, EXIT_OK);
 }
 
-/* The exit status for why a traced guest stopped (README, "Exit status"). */
-static int traced_status(enum vm_stop_reason reason, int signo)
-{
-	switch (reason) {
-	case VM_STOP_NONE:
-	case VM_STOP_GUEST_EXIT:
-	case VM_STOP_REQUESTED:
-		return EXIT_OK;
-	case VM_STOP_SIGNAL:
-		return EXIT_SIGNAL_BASE + signo;
-	case VM_STOP_GUEST_PANIC:
-		return EXIT_GUEST_PANIC;
-	default:
-		return EXIT_FAILURE_RUN;
-	}
-}
-
 /*
  * Traced: this thread drives QEMU (host-qemu.h) and the tracer's hooks run
  * on it; the console and signals are looked at between the host's steps.
@@ -186,7 +169,7 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct console_wat
 		if (!open)
 			pfd[0].fd = -1;
 	}
-	status = traced_status(hq->reason, signo);
+	status = boot_exit_status(hq->reason, signo);
 	/* Stopped here, QEMU is done with: its console's end is then in the pipe. */
 	qemu_kill(&hq->q->q);
 	status = console_end(w, con, open, status);

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "vmm/host/host.h"
+
 struct kernel_image;
 struct tracer;
 struct tracer_config;
@@ -43,6 +45,8 @@ int boot_host_parse(const char *s, enum boot_host *host);
  * status unless the output failed (cmd-boot.c).
  */
 int boot_finish_trace(struct tracer *t, const char *stop_msg, int status);
+/* The process status for why the guest stopped (README, "Exit status"), on either host. */
+int boot_exit_status(enum vm_stop_reason reason, int signo);
 /*
  * The host for a kernel of image_arch: the one asked for, else this VMM on
  * KVM for an x86_64 kernel where /dev/kvm opens, else QEMU (*kvm_missing

@@ -487,8 +487,7 @@ static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, s
 	return 0;
 }
 
-/* The process status for why the guest stopped (README, "Exit status"). */
-static int boot_exit_status(const struct vm *vm, enum vm_stop_reason reason)
+int boot_exit_status(enum vm_stop_reason reason, int signo)
 {
 	switch (reason) {
 	case VM_STOP_NONE:
@@ -496,7 +495,7 @@ static int boot_exit_status(const struct vm *vm, enum vm_stop_reason reason)
 	case VM_STOP_REQUESTED:
 		return EXIT_OK;
 	case VM_STOP_SIGNAL:
-		return EXIT_SIGNAL_BASE + vm->stop_signal;
+		return EXIT_SIGNAL_BASE + signo;
 	case VM_STOP_GUEST_PANIC:
 		return EXIT_GUEST_PANIC;
 	case VM_STOP_TRIPLE_FAULT:
@@ -699,7 +698,8 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 		control_stop(control);
 		goto out;
 	}
-	status = boot_exit_status(&vm, vm_run(&vm));
+	status = vm_run(&vm);
+	status = boot_exit_status((enum vm_stop_reason)status, vm.stop_signal);
 	hang_stop(&hang);
 	console_input_stop();
 	progress_stop(progress);
