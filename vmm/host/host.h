@@ -192,7 +192,7 @@ struct host_ops {
 /* A guest on some host; a backend embeds it and fills it in. */
 struct host {
 	const struct host_ops *ops;
-	const char *name;		/* "kvm", "qemu" */
+	const char *name;		/* "KVM", "qemu": for messages */
 	const char *clock;		/* the counter the stub reads: "TSC", "CNTVCT", "time" */
 	unsigned ncpus;
 	const struct slot_ops *slot_ops;	/* the guest's slot encodings */
@@ -200,7 +200,6 @@ struct host {
 	/* The stub's per-task stack size for --graph (x86_64: THREAD_SIZE). */
 	uint64_t thread_size;
 	int graph;			/* its stub hooks returns (--graph) */
-	int live;			/* pause from any thread: a control socket may attach */
 };
 
 #endif

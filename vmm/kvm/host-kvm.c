@@ -306,5 +306,4 @@ void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 	hk->h.kernel_path = vm->cfg.kernel_path;
 	hk->h.thread_size = KVM_X86_THREAD_SIZE;
 	hk->h.graph = 1;
-	hk->h.live = 1;
 }

@@ -9,7 +9,7 @@
 
 /*
  * Per-CPU variables are linked at their offset in the per-CPU area, so their
- * symbol is a small number (cpu_number too: tracer.c); anything larger is
+ * symbol is a small number (x86_64's cpu_number too: task_x86); anything larger is
  * not a per-CPU variable.
  */
 #define TASK_PERCPU_MAX (1ULL << 32)
@@ -205,6 +205,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		kbtf_close(&kb);
 	return 0;
 }
+
 static void task_print_off(FILE *out, const char *what, uint64_t v, const char *how)
 {
 	if (v == TASK_UNKNOWN)

@@ -195,7 +195,7 @@ static int free_init_fn(struct tracer *t, void *arg)
 	return 0;
 }
 
-/* After a milestone: every vCPU gets the breakpoints of the new phase. */
+/* After a milestone: this vCPU gets the breakpoints of the new phase (the others keep theirs; a stale hit is re-armed then). */
 static void tracer_rearm(struct tracer *t, unsigned cpu)
 {
 	struct errbuf err;
