@@ -195,7 +195,10 @@ static int free_init_fn(struct tracer *t, void *arg)
 	return 0;
 }
 
-/* After a milestone: this vCPU gets the breakpoints of the new phase (the others keep theirs; a stale hit is re-armed then). */
+/*
+ * After a milestone: this vCPU gets the breakpoints of the new phase; the
+ * others keep theirs, and a stale hit re-arms them then.
+ */
 static void tracer_rearm(struct tracer *t, unsigned cpu)
 {
 	struct errbuf err;
