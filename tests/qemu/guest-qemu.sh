@@ -15,8 +15,9 @@
 #    records its event, and dmesg has no "ftrace failed to modify" and no
 #    WARNING;
 #  - the guest's /init reaches its end and reboots: status 0;
-#  - --trace '*' on 2 vCPUs from the first call to the reboot: millions of
-#    events, every one the summary counts is written, none dropped.
+#  - --trace '*' on 2 vCPUs from the first call to the reboot: about 4
+#    million events (riscv64: 1 million), every one the summary counts is
+#    written, none dropped.
 # The same for the lean riscv64 kernel, whose initramfs has no busybox
 # (Debian 12 has no riscv64 packages): /init is tests/guest/cinit.c,
 # which runs the workers and the hand-off check itself.
@@ -60,11 +61,12 @@ for cpus in 1 2; do
 		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
 done
 
-# trace_all NAME IMAGE INITRD DONE_LINE CMDLINE: --trace '*' on 2 vCPUs from the
+# trace_all NAME IMAGE INITRD DONE_LINE CMDLINE MIN: --trace '*' on 2 vCPUs from the
 # first call to the reboot, the trace on stdout counted as it comes (hundreds
-# of MB as text), the console to a file whose DONE_LINE says /init finished.
+# of MB as text), the console to a file whose DONE_LINE says /init finished;
+# at least MIN events (the count varies by a tenth between boots: timers, idle).
 trace_all() {
-	local name=$1 img=$2 initrd=$3 done_line=$4 cmdline=$5 n rc
+	local name=$1 img=$2 initrd=$3 done_line=$4 cmdline=$5 min=$6 n rc
 	set -o pipefail
 	timeout -k 5 600 "$VMMTRACE" boot "$img" --host qemu --cpus 2 --initrd "$initrd" \
 		--cmdline "$cmdline" --trace '*' --console "$TMPD/$name.con" </dev/null 2>"$TMPD/$name.err" |
@@ -75,11 +77,11 @@ trace_all() {
 	echo "INFO: $name --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/$name.err")"
 	check "$name --trace '*', 2 vCPUs: /init finished and the guest rebooted: status 0 (got $rc)" \
 		eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/$name.con' | grep -q '^$done_line'"
-	check "$name --trace '*', 2 vCPUs: over a million events, every one counted written, none dropped" \
-		eval "[ '$n' -gt 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/$name.err'"
+	check "$name --trace '*', 2 vCPUs: $n events (at least $min), every one counted written, none dropped" \
+		eval "[ '$n' -ge $min ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/$name.err'"
 }
 
-trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname
+trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 2000000
 
 # riscv64: cinit's arguments after "--": LOOPS CPUS FUNC.
 for cpus in 1 2; do
@@ -105,5 +107,5 @@ for cpus in 1 2; do
 	check "riscv64, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
 		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
 done
-trace_all riscv64 "$RV" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2"
+trace_all riscv64 "$RV" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2" 500000
 finish
