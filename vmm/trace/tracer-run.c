@@ -15,22 +15,47 @@
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer-int.h"
 
-#define CONSUMER_PERIOD_NS (20 * 1000 * 1000)
+/*
+ * The consumer's round: every 20 ms while the guest is quiet, halved
+ * (down to 1 ms) after each round that found a ring more than a quarter
+ * full or followed a doorbell, doubled back after rounds that found every
+ * ring under 1/16. A
+ * ring that fills between two rounds rings the doorbell, and the vCPU
+ * waits for the drain: under QEMU TCG a doorbell costs milliseconds, so a
+ * guest calling a traced function every microsecond rang one per round
+ * with a fixed 20 ms (docs/PERFORMANCE.md).
+ */
+#define CONSUMER_PERIOD_NS (20 * 1000 * 1000L)
+#define CONSUMER_PERIOD_MIN_NS (1000 * 1000L)
 
-int tracer_drain_all(struct tracer *t, int final)
+/* Drains every ring; *most (if not NULL) gets the largest share of a ring drained, in 1/64ths. */
+static int tracer_drain_rings(struct tracer *t, int final, unsigned *most)
 {
 	int any = 0, in_flight;
 
+	if (most)
+		*most = 0;
 	for (unsigned i = 0; i < t->nrings; i++) {
 		struct ring_view *r = &t->rings[i];
+		long n;
 
 		pthread_mutex_lock(&r->lock);
-		ring_drain_batch(r, tracer_route, t, final, &in_flight);
+		n = ring_drain_batch(r, tracer_route, t, final, &in_flight);
 		pthread_mutex_unlock(&r->lock);
 		any |= in_flight;
+		if (most && n > 0 && r->nrecords) {
+			uint64_t share = (uint64_t)n * 64 / r->nrecords;
+
+			*most = share > *most ? (unsigned)share : *most;
+		}
 	}
 	/* A VM event between its TSC read and its buffers counts as a record in flight. */
 	return any | (atomic_load(&t->vmev_inflight) != 0);
+}
+
+int tracer_drain_all(struct tracer *t, int final)
+{
+	return tracer_drain_rings(t, final, NULL);
 }
 
 /* The stub found its lossless ring full: drain it before this vCPU goes on. */
@@ -99,15 +124,22 @@ static void *tracer_consumer(void *arg)
 {
 	struct tracer *t = arg;
 	struct timespec period = { 0, CONSUMER_PERIOD_NS };
+	uint64_t doorbells = 0;
 
 	tracer_rcu_register();
 	while (!atomic_load(&t->consumer_stop)) {
-		uint64_t before = t->round_max;
+		uint64_t before = t->round_max, rung = atomic_load(&t->doorbells);
+		unsigned most;
 		int in_flight;
 
 		nanosleep(&period, NULL);
 		t->round_max = atomic_load(&t->max_tsc);
-		in_flight = tracer_drain_all(t, 0);
+		in_flight = tracer_drain_rings(t, 0, &most);
+		if ((most > 64 / 4 || rung != doorbells) && period.tv_nsec / 2 >= CONSUMER_PERIOD_MIN_NS)
+			period.tv_nsec /= 2;
+		else if (most < 64 / 16 && rung == doorbells && period.tv_nsec * 2 <= CONSUMER_PERIOD_NS)
+			period.tv_nsec *= 2;
+		doorbells = rung;
 		tracer_round(t, before, in_flight);
 		tracer_check_output(t);
 	}
