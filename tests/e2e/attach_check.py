@@ -13,14 +13,17 @@ exactly one getpriority call. For each attach window (one output file):
 Prints PASS:/FAIL: lines; exit status 1 on any failure.
 
 usage: attach_check.py BOOT_TRACE WINDOW_TRACE...
+(ATTACH_MARKER and ATTACH_TARGET name other arches' handlers.)
 """
 import bisect
+import os
 import re
 import sys
 
 LINE = re.compile(r"^\s*\S+-\d+\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\S+) <-")
-MARKER = "__x64_sys_sched_get_priority_max"
-TARGET = "__x64_sys_getpriority"
+# Other arches' handlers (e.g. __arm64_sys_*) through the environment.
+MARKER = os.environ.get("ATTACH_MARKER", "__x64_sys_sched_get_priority_max")
+TARGET = os.environ.get("ATTACH_TARGET", "__x64_sys_getpriority")
 
 
 def events(path, func):

@@ -5,7 +5,8 @@
  * where /dev/kvm is missing, x86_64 ones. It runs the guest with its
  * console on stdout (or --console FILE) until it resets or powers off (or
  * --stop-at), traced by the same tracer as on KVM for arm64 and riscv64
- * kernels (--trace, --notrace, -o, --mode, --buffer-size, --stop-at), and
+ * kernels (--trace, --notrace, -o, --mode, --buffer-size, --stop-at, and
+ * --control for vmmtrace attach/detach/status/stop), and
  * ends with the same exit statuses as the KVM host: 0, 3 for a kernel
  * panic (its line repeated on stderr), 128+N for signal N, 1 when QEMU
  * cannot run it, 6 when the trace cannot be written.
@@ -22,6 +23,7 @@
 
 #include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
+#include "vmm/control/control.h"
 #include "vmm/image/image.h"
 #include "vmm/qemu/devtree.h"
 #include "vmm/qemu/host-qemu.h"
@@ -145,10 +147,13 @@ static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
 
 /*
  * Traced: this thread drives QEMU (host-qemu.h) and the tracer's hooks run
- * on it; the console and signals are looked at between the host's steps.
- * A signal stops the guest as on KVM, with the trace so far written.
+ * on it; the console and signals are looked at between the host's steps,
+ * and the control socket's changes are served there (it pauses through
+ * the host). A signal stops the guest as on KVM, with the trace so far
+ * written.
  */
-static int run_traced(struct host_qemu *hq, struct tracer *t, struct console_watch *w, int con, int sfd)
+static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *control, struct console_watch *w,
+		      int con, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 	int open = 1, signo = 0, status;
@@ -170,6 +175,8 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct console_wat
 			pfd[0].fd = -1;
 	}
 	status = boot_exit_status(hq->reason, signo);
+	/* Its attached clients end first, their windows' events written. */
+	control_stop(control);
 	/* Stopped here, QEMU is done with: its console's end is then in the pipe. */
 	qemu_kill(&hq->q->q);
 	status = console_end(w, con, open, status);
@@ -248,7 +255,9 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
 		       struct console_watch *w, int con, int sfd)
 {
+	struct tracer_config tcfg = *o->tcfg;
 	struct errbuf err = { "" };
+	struct control *control = NULL;
 	struct host_qemu hq;
 	struct tracer *t = NULL;
 	uint8_t head[64];
@@ -260,12 +269,15 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const st
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	hq.area_pa = rr->pa;
 	hq.area_size = rr->size;
-	if (tracer_create(&t, &hq.h, o->img, o->tcfg, &err)) {
+	tcfg.live = o->control != NULL;
+	if (tracer_create(&t, &hq.h, o->img, &tcfg, &err)) {
 		status = setup_fail(&hq, EXIT_BAD_INPUT, err.msg);
 	} else if (tracer_start(t, &err)) {
 		status = setup_fail(&hq, tracer_output_error(t) ? EXIT_TRACE_WRITE : EXIT_FAILURE_RUN, err.msg);
+	} else if (o->control && control_start(&control, &hq.h, t, o->control, o->attach_backlog, &err)) {
+		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	} else {
-		status = run_traced(&hq, t, w, con, sfd);
+		status = run_traced(&hq, t, control, w, con, sfd);
 	}
 	qhost_close(h);
 	tracer_destroy(t);
@@ -280,15 +292,13 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct errbuf err = { "" };
 	char *cmdline = NULL;
 	struct qhost h;
-	int pipefd[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at;
+	int pipefd[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
 
 	if (o->unsupported)
 		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and the QEMU host "
-						 "(--host qemu) has no --event, --handshake, --flight-recorder or "
-						 "--control yet")
+						 "(--host qemu) has no --event, --handshake or --flight-recorder yet")
 				      : cmd_fail("boot", EXIT_BAD_INPUT, "%s", "the QEMU host (--host qemu) has no "
-						 "--event, --handshake, --flight-recorder or --control yet "
-						 "(docs/HOSTS.md)");
+						 "--event, --handshake or --flight-recorder yet (docs/HOSTS.md)");
 	if (traced && o->kvm_missing && o->arch == IMAGE_ARCH_X86_64)
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm: an x86_64 kernel is traced by this VMM "
 				"on KVM (--host qemu traces arm64 and riscv64 kernels)");

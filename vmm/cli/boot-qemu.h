@@ -24,7 +24,9 @@ struct boot_qemu_opts {
 	int verbose;
 	const struct kernel_image *img;	/* the kernel, open */
 	const struct tracer_config *tcfg;	/* --trace, --stop-at, -o ...: traced when it asks for something */
-	int unsupported;		/* asked for what the QEMU host does not do yet (--event, --control, ...) */
+	int unsupported;		/* asked for what the QEMU host does not do yet (--event, ...) */
+	const char *control;		/* --control: the control socket's path, or NULL */
+	size_t attach_backlog;		/* --attach-backlog (0: the default) */
 	int kvm_missing;		/* QEMU was chosen because /dev/kvm does not open */
 	int loadable;			/* QEMU's loaders take the kernel (boot_qemu_loads) */
 };

@@ -681,7 +681,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 				  EXIT_FAILURE_RUN, "%s", err.msg);
 		goto out;
 	}
-	if (o->control && control_start(&control, &vm, tracer, o->control, o->attach_backlog, &err)) {
+	if (o->control && control_start(&control, &hk.h, tracer, o->control, o->attach_backlog, &err)) {
 		status = boot_fail("%s", err.msg);
 		goto out;
 	}
@@ -775,10 +775,10 @@ int cmd_boot(int argc, char **argv)
 				  : o.host == BOOT_HOST_QEMU) {
 		struct boot_qemu_opts q = {
 			.kernel = o.kernel, .arch = img.arch, .initrd = o.initrd, .ncpus = o.ncpus, .mem = o.mem,
-			.cmdline_replace = o.cmdline_replace, .cmdline_extra = o.cmdline_extra,
+			.cmdline_replace = o.cmdline_replace, .cmdline_extra = o.cmdline_extra, .control = o.control,
 			.console_fd = boot_console_fd(&o), .console = o.console, .verbose = o.verbose,
 			.kvm_missing = rc, .loadable = boot_qemu_loads(&img), .img = &img, .tcfg = &o.tcfg,
-			.unsupported = o.tcfg.events || o.handshake || o.flight_recorder || o.control,
+			.attach_backlog = o.attach_backlog, .unsupported = o.tcfg.events || o.handshake || o.flight_recorder,
 		};
 
 		free(initrd);

@@ -21,8 +21,7 @@
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/vmevent.h"
 #include "vmm/trace/writer.h"
-#include "vmm/kvm/vcpu.h"
-#include "vmm/kvm/vm.h"
+#include "vmm/host/host.h"
 
 #define CTL_MAX_CONNS      32
 #define CTL_PARTIAL_NS     (5ULL * 1000 * 1000 * 1000)	/* a request must arrive whole within 5 s */
@@ -49,7 +48,7 @@ struct ctl_conn {
 };
 
 struct control {
-	struct vm *vm;
+	struct host *host;
 	struct tracer *t;
 	int listen_fd;
 	size_t backlog;			/* queued bytes an attach client may fall behind */
@@ -400,7 +399,7 @@ static void ctl_detach(struct ctl_conn *c)
 
 static void ctl_status(struct ctl_conn *c)
 {
-	struct vm *vm = c->ctl->vm;
+	struct host *h = c->ctl->host;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -409,11 +408,9 @@ static void ctl_status(struct ctl_conn *c)
 		ctl_replyf(c, -ENOMEM, "out of memory");
 		return;
 	}
-	fprintf(f, "vcpus: %u\n", vm->ncpus);
-	for (unsigned i = 0; i < vm->ncpus; i++)
-		fprintf(f, "vcpu %u: %s, %lu NMIs injected (%lu inside the stub)\n", i,
-			vcpu_state_name(atomic_load(&vm->vcpus[i].state)),
-			atomic_load(&vm->vcpus[i].nmis), atomic_load(&vm->vcpus[i].nmis_in_stub));
+	fprintf(f, "host: %s\nvcpus: %u\n", h->name, h->ncpus);
+	if (h->ops->describe)
+		h->ops->describe(h, f);
 	tracer_status(c->ctl->t, f);
 	fclose(f);
 	ctl_queue(c, VT_CTL_REPLY, 0, buf, len);
@@ -428,11 +425,14 @@ static void ctl_handle(struct ctl_conn *c)
 	case VT_CTL_DETACH: ctl_detach(c); break;
 	case VT_CTL_STATUS: ctl_status(c); break;
 	case VT_CTL_NMI:
-		ctl_replyf(c, 0, "NMI sent to %u vCPUs", vm_inject_nmi(c->ctl->vm));
+		if (c->ctl->host->ops->inject_nmi)
+			ctl_replyf(c, 0, "NMI sent to %u vCPUs", c->ctl->host->ops->inject_nmi(c->ctl->host));
+		else
+			ctl_replyf(c, -EOPNOTSUPP, "the %s host cannot send an NMI", c->ctl->host->name);
 		break;
 	case VT_CTL_STOP:
 		ctl_replyf(c, 0, "stopping the guest");
-		vm_stop(c->ctl->vm, NULL, VM_STOP_REQUESTED, "stopped by 'vmmtrace stop'");
+		c->ctl->host->ops->stop(c->ctl->host, HOST_NO_CPU, VM_STOP_REQUESTED, "stopped by 'vmmtrace stop'");
 		break;
 	default:
 		ctl_replyf(c, -EINVAL, "unknown request type %u", c->in.hdr.type);
@@ -675,7 +675,7 @@ static int ctl_listen(struct control *ctl, const char *path, struct errbuf *err)
 	return 0;
 }
 
-int control_start(struct control **out, struct vm *vm, struct tracer *t, const char *path,
+int control_start(struct control **out, struct host *host, struct tracer *t, const char *path,
 		  size_t backlog, struct errbuf *err)
 {
 	struct control *ctl = calloc(1, sizeof(*ctl));
@@ -683,7 +683,7 @@ int control_start(struct control **out, struct vm *vm, struct tracer *t, const c
 
 	if (!ctl)
 		return err_set(err, ENOMEM, "out of memory");
-	ctl->vm = vm;
+	ctl->host = host;
 	ctl->t = t;
 	ctl->backlog = backlog ? backlog : CONTROL_DEFAULT_BACKLOG;
 	if (pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK)) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "vmm/util/error.h"
 
@@ -117,7 +118,8 @@ struct host;
 struct host_ops {
 	/*
 	 * Stop-the-world: on return no vCPU but self runs or handles an exit,
-	 * until resume. Returns the time it took in ns.
+	 * until resume, which the same thread calls. Returns the time it took
+	 * in ns. Any thread; one pause at a time.
 	 */
 	uint64_t (*pause)(struct host *h, int self);
 	void (*resume)(struct host *h);
@@ -187,6 +189,11 @@ struct host_ops {
 	int (*vcpu_caller)(struct host *h, unsigned cpu, uint64_t *ret);
 	/* The CPUID table a vCPU was given, up to max leaves. */
 	int (*vcpu_cpuid)(struct host *h, unsigned cpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
+
+	/* For `vmmtrace status` (NULL: nothing to say): a line per vCPU on f. Any thread. */
+	void (*describe)(struct host *h, FILE *f);
+	/* For `vmmtrace nmi` (NULL: the host cannot): an NMI to every vCPU; how many got one. */
+	unsigned (*inject_nmi)(struct host *h);
 };
 
 /* A guest on some host; a backend embeds it and fills it in. */

@@ -2,6 +2,7 @@
 /* The KVM VMM behind the host boundary (vmm/host/host.h). */
 #include <errno.h>
 #include <linux/kvm.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "proto/trace.h"
@@ -271,6 +272,21 @@ static int hk_vcpu_cpuid(struct host *h, unsigned cpu, struct host_cpuid_leaf *o
 	return v ? arch_vcpu_cpuid(v, out, max, n) : -EINVAL;
 }
 
+static void hk_describe(struct host *h, FILE *f)
+{
+	struct vm *vm = hk_of(h)->vm;
+
+	for (unsigned i = 0; i < vm->ncpus; i++)
+		fprintf(f, "vcpu %u: %s, %lu NMIs injected (%lu inside the stub)\n", i,
+			vcpu_state_name(atomic_load(&vm->vcpus[i].state)),
+			atomic_load(&vm->vcpus[i].nmis), atomic_load(&vm->vcpus[i].nmis_in_stub));
+}
+
+static unsigned hk_inject_nmi(struct host *h)
+{
+	return vm_inject_nmi(hk_of(h)->vm);
+}
+
 static const struct host_ops host_kvm_ops = {
 	.pause = hk_pause,
 	.resume = hk_resume,
@@ -292,6 +308,8 @@ static const struct host_ops host_kvm_ops = {
 	.exit_stamp = hk_exit_stamp,
 	.vcpu_caller = hk_vcpu_caller,
 	.vcpu_cpuid = hk_vcpu_cpuid,
+	.describe = hk_describe,
+	.inject_nmi = hk_inject_nmi,
 };
 
 void host_kvm_init(struct host_kvm *hk, struct vm *vm)

@@ -64,6 +64,14 @@ static int on_driver(const struct host_qemu *hq)
 	return pthread_equal(pthread_self(), hq->driver);
 }
 
+/* Whether this thread holds the gdbstub's conversation: the driver's, or a pause's holder. */
+static int hq_owns(const struct host_qemu *hq)
+{
+	if (atomic_load(&hq->handed))
+		return pthread_equal(pthread_self(), hq->holder);
+	return on_driver(hq);
+}
+
 /* The tracer's guest-physical addresses are the image's; QEMU put it elsewhere. */
 static uint64_t hq_real(const struct host_qemu *hq, uint64_t gpa)
 {
@@ -117,18 +125,42 @@ static void hq_stop(struct host *h, int self, enum vm_stop_reason reason, const 
 		hq_request_stop(h, reason, msg);
 }
 
-/* On the driver QEMU is stopped whenever the tracer runs: nothing to pause. */
+/*
+ * On the driver QEMU is stopped whenever the tracer runs: nothing to
+ * pause. Another thread asks the driver (host_qemu_step serves it) and
+ * holds the gdbstub until its resume; after the guest's end it gets no
+ * conversation, and every operation that needs one fails.
+ */
 static uint64_t hq_pause(struct host *h, int self)
 {
+	struct host_qemu *hq = hq_of(h);
+	uint64_t start = util_now_ns();
+
 	(void)self;
-	if (!on_driver(hq_of(h)))
-		log_warn("qemu: a pause from a thread other than the driver's is not supported");
-	return 0;
+	if (on_driver(hq))
+		return 0;
+	pthread_mutex_lock(&hq->pause_lock);
+	pthread_mutex_lock(&hq->lock);
+	hq->pause_want = 1;
+	while (!atomic_load(&hq->handed) && !hq->closed)
+		pthread_cond_wait(&hq->cond, &hq->lock);
+	if (atomic_load(&hq->handed))
+		hq->holder = pthread_self();
+	pthread_mutex_unlock(&hq->lock);
+	return util_now_ns() - start;
 }
 
 static void hq_resume(struct host *h)
 {
-	(void)h;	/* the driver resumes QEMU when the hook returns */
+	struct host_qemu *hq = hq_of(h);
+
+	if (on_driver(hq))
+		return;	/* the driver resumes QEMU when the hook returns */
+	pthread_mutex_lock(&hq->lock);
+	hq->pause_want = 0;
+	pthread_cond_broadcast(&hq->cond);
+	pthread_mutex_unlock(&hq->lock);
+	pthread_mutex_unlock(&hq->pause_lock);
 }
 
 /* The ring whose header the stub holds at its doorbell, or UINT32_MAX. */
@@ -160,7 +192,7 @@ static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns
 	struct qhost_stop st;
 	struct errbuf err = { "" };
 
-	if (!on_driver(hq) || hq->dead)
+	if (!hq_owns(hq) || hq->dead)
 		return;
 	if (self >= 0)
 		mask &= ~(1ULL << self);
@@ -189,7 +221,7 @@ static int hq_vcpu_pc(struct host *h, unsigned cpu, uint64_t *pc)
 {
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
-	int rc = hq->dead ? -ECHILD : qhost_vcpu_pc(hq->q, cpu, pc, &err);
+	int rc = hq->dead ? -ECHILD : !hq_owns(hq) ? -EPERM : qhost_vcpu_pc(hq->q, cpu, pc, &err);
 
 	hq_gone(hq, rc);
 	return rc;
@@ -236,8 +268,8 @@ static int hq_set_breakpoints(struct host *h, unsigned cpu, const uint64_t *va, 
 
 	if (cpu >= hq->h.ncpus || n > 4)
 		return err_set(err, EINVAL, "qemu: %u breakpoints on vCPU %u", n, cpu);
-	if (!on_driver(hq))
-		return err_set(err, EPERM, "qemu: breakpoints are set by the driver thread only");
+	if (!hq_owns(hq))
+		return err_set(err, EPERM, "qemu: breakpoints are set by the gdbstub's holder only");
 	if (hq->dead)
 		return err_set(err, ECHILD, "qemu: gone");
 	memcpy(hq->want[cpu], va, n * sizeof(*va));
@@ -250,7 +282,7 @@ static int hq_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
 
-	if (hq->dead || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
+	if (hq->dead || !hq_owns(hq) || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
 	    qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err))
 		return -EIO;
 	return 0;
@@ -301,7 +333,7 @@ static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 	int rc;
 
 	(void)hva;
-	if (!on_driver(hq))
+	if (!hq_owns(hq))
 		return -EPERM;
 	if (hq->dead)
 		return -ECHILD;
@@ -457,6 +489,16 @@ static void hq_stub_free(struct host *h, struct stub_region *r)
 	memset(r, 0, sizeof(*r));	/* guest memory, gone with QEMU */
 }
 
+static void hq_describe(struct host *h, FILE *f)
+{
+	struct host_qemu *hq = hq_of(h);
+
+	for (unsigned i = 0; i < h->ncpus; i++)
+		fprintf(f, "vcpu %u: in QEMU (pid %d), %s\n", i, (int)hq->q->q.pid,
+			hq->dead ? "gone" : hq_stopping(h) ? "stopping" : "running");
+	fprintf(f, "qemu: %llu doorbells answered\n", (unsigned long long)hq->doorbells);
+}
+
 static const struct host_ops host_qemu_ops = {
 	.pause = hq_pause,
 	.resume = hq_resume,
@@ -476,6 +518,7 @@ static const struct host_ops host_qemu_ops = {
 	.stub_free = hq_stub_free,
 	.stub_room = hq_stub_room,
 	.rings_area = hq_rings_area,
+	.describe = hq_describe,
 };
 
 int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
@@ -502,6 +545,8 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	hq->driver = pthread_self();
 	hq->clock_khz = qguests[image_arch].clock_khz;
 	pthread_mutex_init(&hq->lock, NULL);
+	pthread_mutex_init(&hq->pause_lock, NULL);
+	pthread_cond_init(&hq->cond, NULL);
 	hq->h.ops = &host_qemu_ops;
 	hq->h.name = "qemu";
 	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : "time";
@@ -514,6 +559,8 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 
 void host_qemu_destroy(struct host_qemu *hq)
 {
+	pthread_cond_destroy(&hq->cond);
+	pthread_mutex_destroy(&hq->pause_lock);
 	pthread_mutex_destroy(&hq->lock);
 }
 
@@ -564,11 +611,39 @@ static void hq_ended(struct host_qemu *hq)
 	pthread_mutex_unlock(&hq->lock);
 }
 
-enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
+/*
+ * Another thread's pause: QEMU stops (a breakpoint a vCPU hit just before
+ * is handled first, as qhost_wait's would be), the conversation is that
+ * thread's until its resume. The guest may have ended meanwhile: the
+ * holder then finds every operation failing, and resumes.
+ */
+static void hq_serve_pause(struct host_qemu *hq)
+{
+	struct qhost_stop st = { QHOST_MAX_CPUS, 0 };
+	struct errbuf err = { "" };
+	int rc = 0;
+
+	if (hq->q->running && !hq->dead) {
+		rc = qhost_pause(hq->q, &st, &err);
+		if (!rc && st.cpu < QHOST_MAX_CPUS)
+			rc = hq_dispatch(hq, &st, &err);
+		if (rc && !hq_gone(hq, rc))
+			hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
+	}
+	pthread_mutex_lock(&hq->lock);
+	atomic_store(&hq->handed, 1);
+	pthread_cond_broadcast(&hq->cond);
+	while (hq->pause_want)
+		pthread_cond_wait(&hq->cond, &hq->lock);
+	atomic_store(&hq->handed, 0);
+	pthread_mutex_unlock(&hq->lock);
+}
+
+static enum host_qemu_state hq_step(struct host_qemu *hq, int timeout_ms)
 {
 	struct errbuf err = { "" };
 	struct qhost_stop st;
-	int asked, rc;
+	int asked, want, rc;
 
 	if (hq->dead && !atomic_load(&hq->stopping))
 		hq_ended(hq);
@@ -576,7 +651,12 @@ enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
 		return HOST_QEMU_ENDED;
 	pthread_mutex_lock(&hq->lock);
 	asked = hq->asked;
+	want = hq->pause_want;
 	pthread_mutex_unlock(&hq->lock);
+	if (want && !asked) {
+		hq_serve_pause(hq);
+		return HOST_QEMU_RUNNING;	/* QEMU resumes at the next step */
+	}
 	if (asked) {
 		/* Stopped first: a breakpoint that raced the pause stays unhandled, the guest ends here. */
 		if (hq->started && (rc = qhost_pause(hq->q, &st, &err))) {
@@ -609,4 +689,18 @@ enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
 	else if (rc)
 		hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
 	return atomic_load(&hq->stopping) ? HOST_QEMU_ENDED : HOST_QEMU_RUNNING;
+}
+
+enum host_qemu_state host_qemu_step(struct host_qemu *hq, int timeout_ms)
+{
+	enum host_qemu_state state = hq_step(hq, timeout_ms);
+
+	if (state == HOST_QEMU_ENDED) {
+		/* No more conversations to hand over: a waiting pause returns without one. */
+		pthread_mutex_lock(&hq->lock);
+		hq->closed = 1;
+		pthread_cond_broadcast(&hq->cond);
+		pthread_mutex_unlock(&hq->lock);
+	}
+	return state;
 }

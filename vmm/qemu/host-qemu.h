@@ -3,10 +3,13 @@
  * QEMU as a host of the boundary in vmm/host/host.h (docs/HOSTS.md), over
  * qhost (vmm/qemu/qhost.h). One thread drives it: the one that opened it,
  * created the tracer and calls host_qemu_step; the tracer's hooks run on
- * it while QEMU is stopped, so pausing from a hook is a no-op and every
- * gdbstub exchange stays on that thread. Another thread may only ask for a
- * stop (host_ops.stop, request_stop): the driver carries it out at its
- * next step.
+ * it while QEMU is stopped, so pausing from a hook is a no-op. The gdbstub
+ * is one conversation, held by one thread at a time: the driver's, or,
+ * between its pause and resume, another thread's (the control socket's,
+ * attaching a client). Such a pause is a request the driver serves at its
+ * next step: it stops QEMU, hands the conversation over and waits for the
+ * resume. Another thread asks for a stop (host_ops.stop, request_stop) the
+ * same way: the driver carries it out at its next step.
  *
  * The stub and its rings live in padding of the kernel image that every
  * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 4 KiB below _etext
@@ -47,6 +50,19 @@ struct host_qemu {
 	 */
 	uint64_t end_bp[3];
 	const uint8_t *stub_cfg;	/* the stub's configuration block (host view) */
+
+	/*
+	 * A pause by another thread: pause_lock makes it one at a time (held
+	 * from pause to resume); under lock, pause_want asks the driver, which
+	 * sets handed once QEMU is stopped and waits (cond) for pause_want to
+	 * clear; holder is then the gdbstub's user. closed: the driver serves
+	 * no more pauses (the guest ended).
+	 */
+	pthread_mutex_t pause_lock;
+	pthread_cond_t cond;
+	int pause_want, closed;
+	atomic_int handed;
+	pthread_t holder;
 
 	/* Stopping: asked from any thread, carried out by the driver. */
 	pthread_mutex_t lock;

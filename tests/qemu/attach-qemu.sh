@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Live attach on a running arm64 guest under QEMU (2 busy vCPUs), one boot
+# for all of it, as tests/e2e/attach-stress.sh does on KVM:
+#  - the control socket: mode 0600, `vmmtrace status` names the host and
+#    both vCPUs, `vmmtrace nmi` is refused in one line (QEMU's host cannot);
+#  - ATTACH_CYCLES (50) attach/detach cycles with varying globs (every
+#    tenth two clients at once, overlapping) while markloop runs on both
+#    vCPUs: every window holds exactly one __arm64_sys_getpriority event per
+#    loop iteration inside it (attach_check.py), and after the last detach
+#    the slots' bytes are what they were before the first attach;
+#  - the guest never oopses or warns, `vmmtrace stop` ends it with 0, the
+#    trace lost nothing and left no record unfinished.
+# Each pause goes through QEMU's gdbstub, held by the control thread
+# between its pause and resume (vmm/qemu/host-qemu.h).
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+A64=$VMMTRACE_CACHE/lean-arm64/Image
+require_file "$A64"
+require_file "$INITRAMFS_ARM64"
+CYCLES=${ATTACH_CYCLES:-50}
+SOCK=$TMPD/vt.sock
+here=$(cd "$(dirname "$0")/../e2e" && pwd)
+
+timeout -k 10 -s INT 600 "$VMMTRACE" boot "$A64" --host qemu --initrd "$INITRAMFS_ARM64" --cpus 2 --control "$SOCK" \
+	--trace __arm64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
+	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=400" 2>"$TMPD/boot.err" &
+vt=$!
+if ! wait_markloop "$TMPD/console" 2 120 "$vt"; then
+	fail "markloop did not start on both vCPUs"; kill "$vt"; tail -5 "$TMPD/console" "$TMPD/boot.err"; finish
+fi
+
+check "socket has mode 0600" test "$(stat -c %a "$SOCK")" = 600
+"$VMMTRACE" status "$SOCK" >"$TMPD/status0" 2>&1
+check "status names the QEMU host" grep -qx "host: qemu" "$TMPD/status0"
+check "status lists both vCPUs" sh -c "grep -c '^vcpu [01]: in QEMU' '$TMPD/status0' | grep -qx 2"
+digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
+"$VMMTRACE" nmi "$SOCK" >"$TMPD/nmi" 2>&1
+rc=$?
+check "nmi is refused on QEMU's host, in one line (status $rc): $(head -c 80 "$TMPD/nmi")" \
+	sh -c "[ $rc != 0 ] && [ \$(wc -l <'$TMPD/nmi') = 1 ] && grep -q 'cannot send an NMI' '$TMPD/nmi'"
+
+globs=('__arm64_sys_getpriority' '*sys_getpriority' '__arm64_sys_getp*' '*getpriority*'
+	'__arm64_sys_getpriority*' '__arm64_sys_get*ority')
+start=$(date +%s)
+for ((i = 0; i < CYCLES; i++)); do
+	g=${globs[$((i % ${#globs[@]}))]}
+	d=0.$((2 + i % 5))
+	if [ $((i % 10)) = 5 ]; then	# two clients at once, overlapping filters
+		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" --format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
+		a=$!
+		"$VMMTRACE" attach "$SOCK" --trace '__arm64_sys_getpriority' --trace '__arm64_sys_getpgid' \
+			--duration 0.3 --format text -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+		wait "$a" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+	else
+		"$VMMTRACE" attach "$SOCK" --trace "$g" --notrace '__arm64_sys_getpid' --duration "$d" \
+			--format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+	fi
+done
+echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
+check "every attach exited 0" sh -c "! grep -q 'attach status' '$TMPD/attach.err'"
+"$VMMTRACE" status "$SOCK" >"$TMPD/status1"
+digest1=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status1")
+check "slot bytes after the last detach equal those before the first attach ($digest0)" \
+	test -n "$digest0" -a "$digest0" = "$digest1"
+check "only the boot's own slot calls the stub after the last detach" \
+	grep -qx "slots calling the stub: 1" "$TMPD/status1"
+grep -E '^pause (last|worst)' "$TMPD/status1" | sed 's/^/INFO: /'
+
+check "vmmtrace stop is accepted" "$VMMTRACE" stop "$SOCK"
+wait "$vt"
+rc=$?
+check "vmmtrace exits 0 after stop (got $rc)" test "$rc" = 0
+check "the stop left no record unfinished and lost none" \
+	sh -c "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' '$TMPD/boot.err'"
+check "the guest never oopsed, panicked or warned, and no process segfaulted" \
+	sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed|segfault at' '$TMPD/console'"
+if ATTACH_MARKER=__arm64_sys_sched_get_priority_max ATTACH_TARGET=__arm64_sys_getpriority \
+	python3 "$here/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
+	cat "$TMPD/check"
+else
+	head -20 "$TMPD/check"
+	grep -q '^FAIL' "$TMPD/check" || fail "attach_check.py failed"
+fi
+check "markloop ran on both vCPUs (markers on CPUs [0, 1])" grep -qF "marker events on CPUs [0, 1]" "$TMPD/check"
+check "the windows held events" grep -qE '^INFO: [0-9]+ windows, [1-9][0-9]* with events' "$TMPD/check"
+grep -E "^vmmtrace: trace:" "$TMPD/boot.err" | sed 's/^/INFO: /'
+finish
