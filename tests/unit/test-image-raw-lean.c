@@ -118,6 +118,39 @@ static int arm64_entry_insn(const uint8_t *p)
 }
 
 /*
+ * What the relocations said of the data symbols kallsyms lacks: the
+ * __mcount_loc table holds over 40,000 entries (tests/qemu/stock-arm64.sh
+ * checks them against the guest's available_filter_functions), nearly all
+ * at a text symbol's first byte; __init_end follows __rela_end within
+ * 64 KiB; _end is where the synthetic ELF's memory ends.
+ */
+static void check_recovered(const struct kernel_image *img, const struct symtab *tab)
+{
+	uint64_t a = img->recovered.start_mcount_loc, b = img->recovered.stop_mcount_loc;
+	size_t n = a && b > a ? (size_t)(b - a) / 8 : 0, at_symbol = 0;
+	const uint8_t *t = n ? elf_vaddr_ptr(&img->elf, a, n * 8) : NULL;
+
+	for (size_t i = 0; t && i < n; i++) {
+		uint64_t v = 0, off = 1;
+
+		for (int k = 7; k >= 0; k--)
+			v = v << 8 | t[i * 8 + k];
+		if (symtab_find_addr(tab, v, &off) && off == 0)
+			at_symbol++;
+	}
+	CHECK(n > 40000 && t && at_symbol * 100 >= n * 99,
+	      "Debian arm64: __mcount_loc recovered from the relocations: %zu entries, %zu at a symbol's first byte",
+	      n, at_symbol);
+	CHECK(img->recovered.rela_start && img->recovered.rela_end > img->recovered.rela_start &&
+	      img->recovered.init_end > img->recovered.rela_end &&
+	      img->recovered.init_end - img->recovered.rela_end < 65536 &&
+	      img->recovered.end == img->elf.phdr->p_vaddr + img->elf.phdr->p_memsz,
+	      "Debian arm64: __rela_start %#llx, __rela_end %#llx, __init_end %#llx, _end %#llx",
+	      (unsigned long long)img->recovered.rela_start, (unsigned long long)img->recovered.rela_end,
+	      (unsigned long long)img->recovered.init_end, (unsigned long long)img->recovered.end);
+}
+
+/*
  * Debian's arm64 kernel: relocatable, no System.map (a placeholder) and no
  * KALLSYMS_ALL. Its functions' first instructions are the oracle: placed
  * and relocated right, the text symbols land on them.
@@ -155,6 +188,8 @@ static void test_stock_arm64(void)
 	CHECK(!rc && text > 40000 && entries * 10 >= text * 9,
 	      "Debian arm64: %zu of its %zu text symbols start with nop, paciasp or bti c%s%s",
 	      entries, text, rc ? ": " : "", rc ? err.msg : "");
+	if (!rc && !symtab_finish(&tab))
+		check_recovered(&img, &tab);
 	symtab_destroy(&tab);
 	image_close(&img);
 }

@@ -171,7 +171,8 @@ static int load_symbols(struct symbols_opts *o, struct symbols_run *run)
 	int rc;
 
 	rc = kallsyms_recover(&run->img.elf, &run->kallsyms, &run->layout, &err);
-	if (!rc && symtab_finish(&run->kallsyms))
+	/* What a relocatable arm64 Image's relocations say of data symbols kallsyms lacks (image.h). */
+	if (!rc && (image_add_recovered(&run->img, &run->kallsyms) < 0 || symtab_finish(&run->kallsyms)))
 		return cmd_fail("symbols", EXIT_BAD_INPUT, "out of memory");
 	run->have_kallsyms = !rc;
 	if (rc)

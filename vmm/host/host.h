@@ -76,6 +76,7 @@ struct stub_region {
 	uint8_t *data;			/* host view of the ring area */
 	uint64_t data_va;
 	uint64_t data_size;
+	int data_must_move;		/* the guest frees it after the hand-over: the rings move (rings_area) */
 };
 
 /*

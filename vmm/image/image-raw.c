@@ -44,6 +44,7 @@ struct raw_view {
 	uint64_t base;		/* the image's first byte */
 	uint64_t text_lo, text_hi, ro_lo, ro_hi;
 	size_t relocations;	/* applied by image_reloc_arm64 */
+	struct image_reloc_found found;
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -342,7 +343,7 @@ static int raw_relocate(uint8_t *d, size_t size, const struct raw_header *h, str
 	int rc;
 
 	symtab_destroy(tab);
-	rc = image_reloc_arm64(d, size, lay->relative_base_va, lowest, &linked, &v->relocations, err);
+	rc = image_reloc_arm64(d, size, lay->relative_base_va, lowest, &linked, &v->relocations, &v->found, err);
 	if (!rc)
 		rc = raw_decode(d, size, tab, lay, err);
 	if (!rc)
@@ -351,6 +352,29 @@ static int raw_relocate(uint8_t *d, size_t size, const struct raw_header *h, str
 		rc = err_set(err, ENOEXEC, "relocated for %#llx, its kallsyms puts the image at %#llx by %s",
 			     (unsigned long long)linked, (unsigned long long)v->base, by);
 	return rc;
+}
+
+/* What a relocatable Image's relocations and header say of its data symbols (image.h). */
+static void raw_recovered(struct kernel_image *img, const struct raw_header *h, const struct raw_view *v,
+			  const uint8_t *d, size_t size)
+{
+	const uint64_t segment_align = 64 << 10;
+	uint64_t init_end, at;
+
+	memset(&img->recovered, 0, sizeof(img->recovered));
+	if (!v->relocations)
+		return;
+	img->recovered.rela_start = v->found.rela_start;
+	img->recovered.rela_end = v->found.rela_end;
+	img->recovered.start_mcount_loc = v->found.mcount_start;
+	img->recovered.stop_mcount_loc = v->found.mcount_stop;
+	if (h->image_size)
+		img->recovered.end = v->base + h->image_size;
+	init_end = (v->found.rela_end + segment_align - 1) & ~(segment_align - 1);
+	for (at = v->found.rela_end - v->base; at < init_end - v->base && at < size && !d[at]; at++)
+		;
+	if (at == init_end - v->base)
+		img->recovered.init_end = init_end;
 }
 
 /* Decodes kallsyms from the image's bytes d (relocated if need be) and works out the view. */
@@ -410,5 +434,32 @@ int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
 	img->arch = h.arch;
 	img->is_raw = 1;
 	img->relocations = v.relocations;
+	raw_recovered(img, &h, &v, buf + SYNTH_HDR, size);
 	return 0;
+}
+
+int image_add_recovered(const struct kernel_image *img, struct symtab *tab)
+{
+	const struct { const char *name; uint64_t addr; } want[] = {
+		{ "__start_mcount_loc", img->recovered.start_mcount_loc },
+		{ "__stop_mcount_loc", img->recovered.stop_mcount_loc },
+		{ "__rela_start", img->recovered.rela_start }, { "__rela_end", img->recovered.rela_end },
+		{ "__init_end", img->recovered.init_end }, { "_end", img->recovered.end },
+	};
+	int added = 0;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t j = 0;
+
+		if (!want[i].addr)
+			continue;
+		while (j < tab->count && strcmp(tab->names + tab->syms[j].name, want[i].name))
+			j++;
+		if (j < tab->count)
+			continue;
+		if (symtab_add(tab, want[i].addr, 'D', want[i].name, strlen(want[i].name)))
+			return -ENOMEM;
+		added++;
+	}
+	return added;
 }

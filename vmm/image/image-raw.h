@@ -34,9 +34,14 @@ int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
  * R_AARCH64_RELATIVE relocations for a KASLR offset of 0. relbase_off is
  * the file offset of kallsyms_relative_base (0 in the file), lowest_off that
  * of the lowest kallsyms symbol, which it points at. *base gets the link
- * address the relocations imply, *applied how many words were written.
+ * address the relocations imply, *applied how many words were written,
+ * *found where the table is, and the __mcount_loc table it fills.
  */
+struct image_reloc_found {
+	uint64_t rela_start, rela_end;		/* the table itself (__rela_start, __rela_end) */
+	uint64_t mcount_start, mcount_stop;	/* __mcount_loc, found among them (0: not found) */
+};
 int image_reloc_arm64(uint8_t *d, size_t size, uint64_t relbase_off, uint64_t lowest_off,
-		      uint64_t *base, size_t *applied, struct errbuf *err);
+		      uint64_t *base, size_t *applied, struct image_reloc_found *found, struct errbuf *err);
 
 #endif

@@ -36,6 +36,18 @@ struct kernel_image {
 	 */
 	int is_raw;
 	size_t relocations;		/* raw relocatable arm64 Image: relocations applied (image-reloc.c) */
+	/*
+	 * A raw relocatable arm64 Image's data symbols, which kallsyms lacks
+	 * without KALLSYMS_ALL, recovered from its relocations and header
+	 * (image-raw.c; 0: not found): __mcount_loc's bounds, the relocation
+	 * table's (__rela_start, __rela_end), __init_end (__rela_end rounded
+	 * up to the 64 KiB SEGMENT_ALIGN, where 6.1's linker script puts it,
+	 * if the file holds zeros up to there) and _end (the header's
+	 * image_size).
+	 */
+	struct {
+		uint64_t start_mcount_loc, stop_mcount_loc, rela_start, rela_end, init_end, end;
+	} recovered;
 	const uint8_t *setup;		/* bzImage: boot sector + setup, else NULL */
 	size_t setup_size;
 	uint16_t boot_version;		/* bzImage boot protocol version */
@@ -44,6 +56,13 @@ struct kernel_image {
 	size_t vmlinux_size;
 	struct elf_image elf;
 };
+
+struct symtab;
+/*
+ * Adds to tab (not finished yet) each of img->recovered's symbols that it
+ * does not name, as type 'D'; how many, or -ENOMEM.
+ */
+int image_add_recovered(const struct kernel_image *img, struct symtab *tab);
 
 /* Reads and decodes a kernel file. Errors name the file and the problem. */
 int image_open(const char *path, struct kernel_image *img, struct errbuf *err);

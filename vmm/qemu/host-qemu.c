@@ -36,6 +36,12 @@ struct qguest {
 	const uint8_t *blob, *blob_end;
 	const char *code_end;		/* the stub fills the STUB_CODE_ROOM bytes below this symbol */
 	const char *data_start, *data_end;
+	/*
+	 * Where the rings go when [data_start, data_end) is not known or
+	 * empty (NULL: nowhere): memory the guest frees after the hand-over,
+	 * so the rings must move there (rings_area).
+	 */
+	const char *early_start, *early_end;
 	uint64_t data_end_align;
 	unsigned sp_off, ret_off, ring_reg_off;
 	uint64_t clock_khz;
@@ -43,10 +49,10 @@ struct qguest {
 };
 
 static const struct qguest qguests[] = {
-	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end", 0,
-			       31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
+	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end",
+			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { vt_stub_blob_riscv64, vt_stub_blob_riscv64_end, "__init_begin", "_end", "_end",
-				 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
+				 NULL, NULL, 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
 };
 
 static struct host_qemu *hq_of(struct host *h)
@@ -350,9 +356,12 @@ static uint64_t hq_sym(const struct symtab *syms, const char *name)
 	return s ? s->addr : 0;
 }
 
-/* Where the stub's code and rings go: [*code, *code + room), [*data, *data_end). */
+/*
+ * Where the stub's code and rings go: [*code, *code + room), [*data,
+ * *data_end); *early: the guest frees the rings' place after the hand-over.
+ */
 static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		    uint64_t *code, uint64_t *data, uint64_t *data_end, struct errbuf *err)
+		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, struct errbuf *err)
 {
 	const struct qguest *g = hq_guest(hq);
 	uint64_t end = hq_sym(syms, g->code_end), off;
@@ -361,6 +370,18 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
+	*early = 0;
+	if ((!*data || *data_end < *data + 4096) && g->early_start && hq_sym(syms, g->early_start) &&
+	    hq_sym(syms, g->early_end)) {
+		/*
+		 * Debian's stock arm64 kernel: no init_pg_end in its kallsyms, and
+		 * init_pg_dir fills the image up to _end. The tail of its init
+		 * data, after the relocation table, is free until free_initmem.
+		 */
+		*data = hq_sym(syms, g->early_start);
+		*data_end = hq_sym(syms, g->early_end);
+		*early = 1;
+	}
 	if (!end || !*data || !*data_end)
 		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
 			       g->code_end, g->data_start, g->data_end);
@@ -386,7 +407,7 @@ static int hq_stub_room(struct host *h, const struct elf_image *elf, const struc
 			struct errbuf *err)
 {
 	uint64_t code, data, data_end;
-	int rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, err);
+	int early, rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
 
 	if (!rc)
 		*bytes = data_end - data;
@@ -401,13 +422,16 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	size_t size = (size_t)(g->blob_end - g->blob);
 	struct vt_stub_config *c;
 	uint64_t code, data, data_end, code_pa, data_pa;
-	int rc;
+	int early, rc;
 
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, err)))
+	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, err)))
 		return rc;
+	if (early && !hq->area_size)
+		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
+			       "region to move them to");
 	if (data_size > data_end - data)
 		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
 			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
@@ -427,6 +451,7 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	r->code_size = size;
 	r->data_va = data;
 	r->data_size = data_size;
+	r->data_must_move = early;
 	r->gpa = code_pa;
 	/* The image says where its doorbell is; the block then holds its address. */
 	c = (struct vt_stub_config *)r->code;
@@ -441,7 +466,7 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	hq->end_bp[2] = hq_sym(syms, "machine_halt");
 	/* For the rings' later area (hq_rings_area). */
 	if (hq->image_arch == IMAGE_ARCH_ARM64) {
-		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_text"), pa;
+		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
 
 		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
 			hq->memstart_pa = pa;
@@ -458,20 +483,29 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
  * arm64's linear map (arch/arm64/include/asm/memory.h, 6.1): VA = PA -
  * memstart_addr + PAGE_OFFSET, PAGE_OFFSET = -(1 << VA_BITS); the kernel
  * image sits 128 MiB (the modules) above -(1 << (VA_BITS - 1)), which
- * gives VA_BITS from _text. memstart_addr is set in arm64_memblock_init
- * (from setup_arch): read at the hand-over, after it.
+ * gives VA_BITS from _stext. memstart_addr is set in arm64_memblock_init
+ * (from setup_arch): read at the hand-over, after it. A kernel whose
+ * kallsyms lacks it (no KALLSYMS_ALL: Debian's) gets what
+ * arm64_memblock_init computes without KASLR: the start of RAM rounded
+ * down to ARM64_MEMSTART_ALIGN (1 GiB with 4 KiB pages). Either way the
+ * answer is checked through the guest's own page tables: a marker written
+ * into the region must read back at the VA through the gdbstub.
  */
 static int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
 {
 	struct host_qemu *hq = hq_of(h);
-	const int64_t *ms;
+	const int64_t *ms = NULL;
+	uint8_t mark[16], back[16];
 	uint64_t start;
+	int rc;
 
 	if (!hq->area_size || hq->image_arch != IMAGE_ARCH_ARM64)
 		return -ENOENT;
-	if (!hq->memstart_pa || !hq->va_bits || !(ms = hq_gpa_ptr(h, hq->memstart_pa, sizeof(*ms))))
-		return err_set(err, ENOENT, "the kernel's memstart_addr or _text is unknown");
-	start = (uint64_t)*ms;
+	if (hq->memstart_pa && !(ms = hq_gpa_ptr(h, hq->memstart_pa, sizeof(*ms))))
+		return err_set(err, ERANGE, "the kernel's memstart_addr is outside guest RAM");
+	if (!hq->va_bits)
+		return err_set(err, ENOENT, "the kernel's _stext is unknown: no VA_BITS");
+	start = ms ? (uint64_t)*ms : hq->q->arch.ram_gpa & ~((1ULL << 30) - 1);
 	if (start > hq->area_pa || start & 0xfff || hq->area_pa - start + hq->area_size > (1ULL << (hq->va_bits - 1)))
 		return err_set(err, ERANGE, "memstart_addr %#llx does not place the ring region %#llx in the linear map",
 			       (unsigned long long)start, (unsigned long long)hq->area_pa);
@@ -480,6 +514,18 @@ static int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t 
 		return err_set(err, ERANGE, "the ring region is outside guest RAM");
 	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);
 	*size = hq->area_size;
+	for (unsigned i = 0; i < sizeof(mark); i++)
+		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
+	memcpy(*host, mark, sizeof(mark));
+	rc = qhost_read_virt(hq->q, *va, back, sizeof(back), err);
+	memset(*host, 0, sizeof(mark));
+	if (rc)
+		return hq_gone(hq, rc) ? rc : err_set(err, EFAULT, "the ring region's VA %#llx is not mapped in the guest "
+						      "(memstart_addr %#llx%s)", (unsigned long long)*va,
+						      (unsigned long long)start, ms ? "" : ", assumed");
+	if (memcmp(mark, back, sizeof(mark)))
+		return err_set(err, EFAULT, "the guest's VA %#llx is not the ring region (memstart_addr %#llx%s)",
+			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
 	return 0;
 }
 

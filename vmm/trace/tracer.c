@@ -91,6 +91,13 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 	}
 	if (rc)
 		return rc;
+	/* A relocatable arm64 Image's data symbols that its kallsyms lacks (image.h). */
+	if ((rc = image_add_recovered(img, &t->syms)) < 0)
+		return err_set(err, ENOMEM, "out of memory for the kernel's symbols");
+	if (rc)
+		log_info("recovered from the Image's relocations and header: %d data symbols kallsyms lacks "
+			 "(__mcount_loc: %llu entries)", rc,
+			 (unsigned long long)(img->recovered.stop_mcount_loc - img->recovered.start_mcount_loc) / 8);
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
 	rc = mcount_read(&img->elf, &t->syms, t->host->slot_ops, &t->mt, err);
@@ -222,6 +229,18 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 }
 
 /*
+ * The rings' place is freed by the guest after the hand-over and they could
+ * not move: the trace ends here, before the guest reuses that memory.
+ */
+static void tracer_rings_stranded(struct tracer *t, const char *why)
+{
+	char msg[384];
+
+	snprintf(msg, sizeof(msg), "the rings could not leave the init data the guest frees: %s", why);
+	t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE, msg);
+}
+
+/*
  * At the hand-over, with every vCPU paused, out of the stub and the rings
  * drained: rings of the size asked for in a bigger area the host offers now
  * (QEMU: a reserved region in the arm64 guest's linear map), when the
@@ -236,18 +255,22 @@ void tracer_rings_move(struct tracer *t)
 	uint8_t *area;
 	int rc;
 
-	if (!t->host->ops->rings_area)
-		return;
-	if ((rc = t->host->ops->rings_area(t->host, &area, &va, &size, &err))) {
-		if (rc != -ENOENT)
+	rc = t->host->ops->rings_area ? t->host->ops->rings_area(t->host, &area, &va, &size, &err) : -ENOENT;
+	if (rc) {
+		if (t->stub.data_must_move)
+			tracer_rings_stranded(t, rc == -ENOENT ? "the host offers no other place" : err.msg);
+		else if (rc != -ENOENT)
 			log_warn("the rings stay where they are: %s", err.msg);
 		return;
 	}
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
 	while (n * 2 <= want && hdr_bytes + t->nrings * n * 2 * VT_REC_SIZE <= size)
 		n *= 2;
-	if (n <= t->nrecords || hdr_bytes + t->nrings * n * VT_REC_SIZE > size)
+	if ((n <= t->nrecords && !t->stub.data_must_move) || hdr_bytes + t->nrings * n * VT_REC_SIZE > size) {
+		if (t->stub.data_must_move)
+			tracer_rings_stranded(t, "the region offered is too small");
 		return;
+	}
 	memset(area, 0, hdr_bytes + t->nrings * n * VT_REC_SIZE);
 	for (unsigned i = 0; i < t->nrings; i++) {
 		pthread_mutex_lock(&t->rings[i].lock);
