@@ -92,8 +92,8 @@ publish() {
 	mv -fT "$link.tmp.$$" "$link"
 	for old in "$VMMTRACE_CACHE"/initramfs$tag-*.cpio; do
 		[ "$old" = "$out" ] && continue
-		# x86_64's pattern matches the other arches' archives too: not those.
-		[ -z "$tag" ] && case $old in */initramfs-arm64-* | */initramfs-riscv64-*) continue ;; esac
+		# x86_64's pattern matches the other arches' archives and links too: not those.
+		[ -z "$tag" ] && case $old in */initramfs-arm64[-.]* | */initramfs-riscv64[-.]*) continue ;; esac
 		rm -f "$old"
 	done
 }

@@ -4,7 +4,7 @@
  * packages): the riscv64 test initramfs's only user-space program. Its
  * arguments come from the kernel command line after "--":
  *
- *   -- LOOPS CPUS [FUNC [FLOOPS]]
+ *   -- LOOPS CPUS [FUNC [FLOOPS [ROUNDS]]]
  *
  * It mounts /proc and /sys, starts one worker per CPU 0..CPUS-1 (pinned)
  * that makes exactly LOOPS getpriority(PRIO_PROCESS, 0) calls, as sysloop
@@ -14,6 +14,12 @@
  * reports how many of the trace's lines name FUNC and how many "ftrace
  * failed to modify" and "WARNING" lines the kernel log has:
  * "CINIT-FTRACE func=<f> events=<n> ftrace_failed=<n> warnings=<n> loops=<n> ns=<t>".
+ * With ROUNDS it then times, ROUNDS times over, FLOOPS getpriority calls
+ * three ways for bench/event-cost-qemu, a second's sleep between them for
+ * the host to attach or detach (QEMU's host has no guest input):
+ * "CINIT-LOOP ns=<t>", "CINIT-SLEEP n=<k>", "CINIT-LOOP ns=<t>",
+ * "CINIT-SLEEP n=<k+1>", then with FUNC in the guest's function tracer
+ * "CINIT-FLOOP ns=<t>".
  * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
  */
 #include <linux/reboot.h>
@@ -175,6 +181,53 @@ static void ftrace(const char *func, long floops)
 	rt_write(1, line, (unsigned long)(p - line));
 }
 
+static void loop_line(const char *what, long floops)
+{
+	unsigned long ns, calls = prio_loop(floops, &ns);
+	char line[96], *p = line;
+
+	p = rt_puts(p, what);
+	p = rt_puts(p, " calls=");
+	p = rt_utoa(p, calls);
+	p = rt_puts(p, " ns=");
+	p = rt_utoa(p, ns);
+	p = rt_puts(p, "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+}
+
+static void sleep_line(unsigned long n)
+{
+	struct timespec ts = { 1, 0 };
+	char line[48], *p = line;
+
+	p = rt_puts(p, "CINIT-SLEEP n=");
+	p = rt_utoa(p, n);
+	p = rt_puts(p, "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+	rt_syscall(__NR_nanosleep, (long)&ts, 0, 0);
+}
+
+/* Untraced, (the host attaches) traced, (it detaches) in the guest's function tracer: ROUNDS times. */
+static void bench_rounds(const char *func, long floops, long rounds)
+{
+	const char *t = "/sys/kernel/tracing";
+
+	if (rt_syscall6(__NR_mount, (long)"tracefs", (long)t, (long)"tracefs", 0, 0, 0) ||
+	    put("/sys/kernel/tracing/set_ftrace_filter", func)) {
+		say("CINIT-BENCH refused: the guest's function tracer did not take it\n");
+		return;
+	}
+	for (long r = 0; r < rounds; r++) {
+		loop_line("CINIT-LOOP", floops);
+		sleep_line((unsigned long)(2 * r + 1));
+		loop_line("CINIT-LOOP", floops);
+		sleep_line((unsigned long)(2 * r + 2));
+		put("/sys/kernel/tracing/current_tracer", "function");
+		loop_line("CINIT-FLOOP", floops);
+		put("/sys/kernel/tracing/current_tracer", "nop");
+	}
+}
+
 int rt_main(long *sp)
 {
 	long argc = sp[0], loops, cpus;
@@ -194,7 +247,9 @@ int rt_main(long *sp)
 			worker(c, loops);
 	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
 		;
-	if (argc > 3)
+	if (argc > 5)
+		bench_rounds(argv[3], atol_(argv[4]), atol_(argv[5]));
+	else if (argc > 3)
 		ftrace(argv[3], argc > 4 ? atol_(argv[4]) : 0);
 	say("CINIT: done\n");
 	rt_syscall(__NR_sync, 0, 0, 0);
