@@ -11,6 +11,11 @@
 #    the slots' bytes are what they were before the first attach;
 #  - the guest never oopses or warns, `vmmtrace stop` ends it with 0, the
 #    trace lost nothing and left no record unfinished.
+# Then riscv64 (1 vCPU; tests/guest/cinit.c's ROUNDS mode, no marker loop):
+# attached while the guest makes exactly RV_LOOPS getpriority calls, each
+# window holds exactly RV_LOOPS sys_getpriority events, and the guest's own
+# function tracer, on the same function after the detach, still counts its
+# calls.
 # Each pause goes through QEMU's gdbstub, held by the control thread
 # between its pause and resume (vmm/qemu/host-qemu.h).
 . "$(dirname "$0")/../lib.sh"
@@ -85,4 +90,53 @@ fi
 check "markloop ran on both vCPUs (markers on CPUs [0, 1])" grep -qF "marker events on CPUs [0, 1]" "$TMPD/check"
 check "the windows held events" grep -qE '^INFO: [0-9]+ windows, [1-9][0-9]* with events' "$TMPD/check"
 grep -E "^vmmtrace: trace:" "$TMPD/boot.err" | sed 's/^/INFO: /'
+
+RV=$VMMTRACE_CACHE/lean-riscv64/Image
+INITRAMFS_RV=$VMMTRACE_CACHE/initramfs-riscv64.cpio
+require_file "$RV"
+require_file "$INITRAMFS_RV"
+RV_LOOPS=${RV_LOOPS:-3000}
+RV_ROUNDS=3
+RSOCK=$TMPD/rv.sock
+: >"$TMPD/rv.console"
+timeout -k 10 -s INT 300 "$VMMTRACE" boot "$RV" --host qemu --initrd "$INITRAMFS_RV" --control "$RSOCK" \
+	--console "$TMPD/rv.console" --cmdline "-- 0 1 sys_getpriority $RV_LOOPS $RV_ROUNDS" 2>"$TMPD/rv.err" &
+vt=$!
+seen=0 attached=0 apid= windows=0
+while kill -0 "$vt" 2>/dev/null; do
+	mapfile -t -s "$seen" new < <(tr -d '\r' <"$TMPD/rv.console")
+	seen=$((seen + ${#new[@]}))
+	for line in "${new[@]}"; do
+		case $line in CINIT-SLEEP\ n=*) ;; *) continue ;; esac
+		if [ "$attached" = 0 ]; then
+			windows=$((windows + 1))
+			"$VMMTRACE" attach "$RSOCK" --trace sys_getpriority --format text -o "$TMPD/rv.w$windows" \
+				2>"$TMPD/rv.w$windows.err" &
+			apid=$!
+			until grep -q 'attached as client' "$TMPD/rv.w$windows.err" 2>/dev/null; do
+				kill -0 "$apid" 2>/dev/null || break
+				sleep 0.05
+			done
+			attached=1
+		else
+			kill -TERM "$apid" 2>/dev/null
+			wait "$apid" 2>/dev/null || echo "window $windows: attach status $?" >>"$TMPD/rv.attach.err"
+			attached=0
+		fi
+	done
+	sleep 0.05
+done
+wait "$vt"
+rc=$?
+check "riscv64: the guest ran to its end, status 0 (got $rc)" sh -c "[ $rc = 0 ] && grep -q '^CINIT: done' '$TMPD/rv.console'"
+check "riscv64: $RV_ROUNDS windows attached, each ended with status 0" \
+	sh -c "[ $windows = $RV_ROUNDS ] && [ ! -s '$TMPD/rv.attach.err' ]"
+for ((w = 1; w <= windows; w++)); do
+	n=$(grep -c ': sys_getpriority <-' "$TMPD/rv.w$w")
+	check "riscv64: window $w holds exactly the $RV_LOOPS calls made while attached ($n)" test "$n" = "$RV_LOOPS"
+done
+floops=$(tr -d '\r' <"$TMPD/rv.console" | sed -n 's/^CINIT-FLOOP calls=\([0-9]*\) .*/\1/p' | paste -sd' ')
+check "riscv64: the guest's own tracer, after each detach, made its $RV_LOOPS calls ($floops)" \
+	test "$floops" = "$(printf "$RV_LOOPS %.0s" $(seq $RV_ROUNDS) | sed 's/ $//')"
+check "riscv64: nothing dropped, no warning" sh -c "grep -qE '0 dropped \(0 by the stub, 0 lost\)' '$TMPD/rv.err' && ! grep -qE 'Oops|WARNING:|ftrace failed' '$TMPD/rv.console'"
 finish
