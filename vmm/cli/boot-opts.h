@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vmmtrace boot's options: what the command line says, checked (boot-opts.c). */
+#ifndef VMM_CLI_BOOT_OPTS_H
+#define VMM_CLI_BOOT_OPTS_H
+
+#include <stdint.h>
+
+#include "vmm/cli/boot-qemu.h"
+#include "vmm/cli/cmd.h"
+#include "vmm/kvm/compat.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/trace/vmevent.h"
+
+#define BOOT_DEFAULT_MEM   (512ULL << 20)
+#define BOOT_MAX_MEM       (64ULL << 30)
+#define BOOT_MIN_MEM       (64ULL << 20)
+#define BOOT_MAX_INITRD    (1ULL << 30)
+#define BOOT_CMDLINE_MAX   4096
+#define BOOT_MAX_GLOBS     64
+#define BOOT_DEFAULT_BUFFER (512ULL << 10)	/* 4,096 records of 128 bytes */
+
+struct boot_opts {
+	const char *kernel;
+	const char *initrd;
+	char cmdline_extra[BOOT_CMDLINE_MAX];
+	const char *cmdline_replace;
+	unsigned ncpus;
+	uint64_t mem;
+	enum compat_mode compat;
+	int verbose;
+	int quiet;			/* -q: no progress line */
+	int no_sandbox;			/* --no-sandbox: no seccomp filter */
+	/* Tracing (active when at least one --trace is given). */
+	const char *trace[BOOT_MAX_GLOBS];
+	const char *notrace[BOOT_MAX_GLOBS];
+	struct tracer_config tcfg;
+	struct vmev_msr_set msrs;	/* --msr additions */
+	uint32_t msr_ranges[VMEV_MAX_MSR_RANGES][2];
+	const char *console;
+	const char *control;
+	uint64_t attach_backlog;
+	int handshake;			/* --handshake: the PV feature table at the end */
+	unsigned flight_recorder;	/* --flight-recorder N: events kept (0: off) */
+	unsigned hang;			/* --hang SECS (0: off) */
+	enum boot_host host;		/* --host (default: KVM for x86_64 where it opens, else QEMU) */
+	const char *arch;		/* --arch: the kernel's architecture, checked against the image's */
+};
+
+#define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)
+
+/*
+ * Fills o from the command line; 0, -1 after --help (printed), or the exit
+ * status of a bad option, its one line printed.
+ */
+int boot_parse(int argc, char **argv, struct boot_opts *o);
+
+#endif
