@@ -10,6 +10,8 @@
 #  - traced, the trace so far is written and counted whatever ends the
 #    run: SIGTERM (143), QEMU killed under vmmtrace (1, one line naming
 #    the signal), an output that cannot be written (6, one line);
+#  - guest input: the test /init's wait-host step gets the line written to
+#    vmmtrace's stdin (a FIFO) once it asks, untraced and traced;
 #  - bad input, one line and status 2 each: what the QEMU host does not do
 #    yet (--event, --graph, tracing an x86_64 kernel), a --trace that
 #    matches nothing, --arch that is not the kernel's, --host of no such host, a
@@ -23,6 +25,7 @@ require_file "$A64"
 require_file "$RV"
 require_file "$LEAN_BZIMAGE"
 require_file "$INITRAMFS"
+require_file "$INITRAMFS_ARM64"
 
 # boot NAME ARGS...: vmmtrace boot ARGS, stdout and stderr to NAME.out/.err; sets rc.
 boot() {
@@ -129,4 +132,31 @@ timeout 30 env PATH=/nonexistent "$VMMTRACE" boot "$A64" </dev/null >"$TMPD/noqe
 rc=$?
 check "no QEMU to run: status 1, one line (got $rc: $(cat "$TMPD/noqemu.err"))" \
 	eval "[ $rc = 1 ] && [ \$(wc -l <'$TMPD/noqemu.err') = 1 ] && grep -q 'cannot run qemu-system-aarch64' '$TMPD/noqemu.err'"
+# input NAME ARGS...: the arm64 test /init's wait-host step, answered through stdin (a FIFO).
+input() {
+	local name=$1 i
+	shift
+	rm -f "$TMPD/$name.fifo" "$TMPD/$name.console"
+	mkfifo "$TMPD/$name.fifo"
+	timeout -k 5 120 "$VMMTRACE" boot "$A64" --host qemu --initrd "$INITRAMFS_ARM64" --console "$TMPD/$name.console" \
+		--cmdline "vmmtrace.steps=wait-host,uname vmmtrace.wait_secs=60" "$@" <"$TMPD/$name.fifo" 2>"$TMPD/$name.err" &
+	local vt=$!
+	exec 7>"$TMPD/$name.fifo"
+	for ((i = 0; i < 600; i++)); do
+		grep -q 'wait-host: ready=1' "$TMPD/$name.console" 2>/dev/null && break
+		kill -0 "$vt" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo go >&7
+	exec 7>&-
+	wait "$vt"
+	rc=$?
+	tr -d '\r' <"$TMPD/$name.console" >"$TMPD/$name.con"
+}
+input in-plain
+check "guest input, untraced: wait-host got the line from stdin, status 0 (got $rc)" \
+	eval "[ $rc = 0 ] && grep -q \"^VMMTRACE-RESULT wait-host PASS 1: the host answered 'go'\" '$TMPD/in-plain.con' && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/in-plain.con'"
+input in-traced --trace __arm64_sys_newuname -o "$TMPD/in-traced.txt"
+check "guest input, traced: wait-host got the line, status 0 (got $rc), uname traced" \
+	eval "[ $rc = 0 ] && grep -q \"^VMMTRACE-RESULT wait-host PASS 1: the host answered 'go'\" '$TMPD/in-traced.con' && grep -q ': __arm64_sys_newuname <-' '$TMPD/in-traced.txt'"
 finish

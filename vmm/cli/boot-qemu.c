@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "vmm/cli/boot-qemu.h"
@@ -54,7 +57,7 @@ static void watch_line(struct console_watch *w)
 	w->len = 0;
 }
 
-/* Forwards what the console pipe holds; returns 0 at its end, 1 if more may come. */
+/* Forwards what the console socket holds; returns 0 at its end, 1 if more may come. */
 static int console_pump(struct console_watch *w, int fd)
 {
 	char buf[4096];
@@ -78,6 +81,71 @@ static int console_pump(struct console_watch *w, int fd)
 	return n > 0;
 }
 
+/*
+ * The guest's input, as on KVM (vmm/devices/console.c): vmmtrace's stdin
+ * when it is a terminal (switched to raw input, signals kept), a pipe or
+ * a file, written to the console's socket, whose other end is QEMU's
+ * serial port. Looked at between the run loop's steps; what the socket
+ * does not take at once waits in pend, and stdin is not read meanwhile.
+ */
+struct console_input {
+	int on, eof, tty_saved;
+	struct termios saved;
+	char pend[4096];
+	size_t off, len;
+};
+
+static void console_input_open(struct console_input *in)
+{
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	if (fstat(0, &st) || !(isatty(0) || S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+		return;
+	in->on = 1;
+	if (isatty(0) && !tcgetattr(0, &in->saved)) {
+		struct termios raw = in->saved;
+
+		raw.c_lflag &= ~(ICANON | ECHO | ECHONL | IEXTEN);
+		raw.c_iflag &= ~(ICRNL | IXON);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		in->tty_saved = !tcsetattr(0, TCSANOW, &raw);
+	}
+}
+
+static void console_input_close(struct console_input *in)
+{
+	if (in->tty_saved)
+		tcsetattr(0, TCSANOW, &in->saved);
+	in->tty_saved = 0;
+	in->on = 0;
+}
+
+static void console_input_pump(struct console_input *in, int con)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+
+	if (!in->on)
+		return;
+	if (!in->len && !in->eof && poll(&p, 1, 0) > 0) {
+		ssize_t n = read(0, in->pend, sizeof(in->pend));
+
+		if (n <= 0)
+			in->eof = 1;	/* the guest just gets no more input */
+		else
+			in->off = 0, in->len = (size_t)n;
+	}
+	while (in->len) {
+		ssize_t n = send(con, in->pend + in->off, in->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;	/* QEMU has not taken it yet, or is gone */
+		in->off += (size_t)n;
+		in->len -= (size_t)n;
+	}
+}
+
 /* SIGINT, SIGTERM and SIGHUP arrive through a signalfd: QEMU is ended first. */
 static int signals_fd(void)
 {
@@ -92,7 +160,7 @@ static int signals_fd(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* The guest's console after its end: what is left in the pipe, and a panic it printed. */
+/* The guest's console after its end: what is left in the socket, and a panic it printed. */
 static int console_end(struct console_watch *w, int con, int open, int status)
 {
 	while (open && console_pump(w, con))
@@ -107,7 +175,7 @@ static int console_end(struct console_watch *w, int con, int open, int status)
 }
 
 /* Untraced: runs until the guest ends or a signal comes; returns the exit status. */
-static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
+static int run_loop(struct qhost *h, struct console_watch *w, struct console_input *in, int con, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 	struct errbuf err = { "" };
@@ -131,6 +199,7 @@ static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
 		}
 		if (!open)
 			pfd[0].fd = -1;
+		console_input_pump(in, con);
 		rc = qhost_wait(h, 0, &st, &err);
 		if (rc == -ETIMEDOUT)
 			continue;
@@ -153,7 +222,7 @@ static int run_loop(struct qhost *h, struct console_watch *w, int con, int sfd)
  * written.
  */
 static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *control, struct console_watch *w,
-		      int con, int sfd)
+		      struct console_input *in, int con, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 	int open = 1, signo = 0, status;
@@ -173,11 +242,12 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *co
 		}
 		if (!open)
 			pfd[0].fd = -1;
+		console_input_pump(in, con);
 	}
 	status = boot_exit_status(hq->reason, signo);
 	/* Its attached clients end first, their windows' events written. */
 	control_stop(control);
-	/* Stopped here, QEMU is done with: its console's end is then in the pipe. */
+	/* Stopped here, QEMU is done with: its console's end is then in the socket. */
 	qemu_kill(&hq->q->q);
 	status = console_end(w, con, open, status);
 	fprintf(stderr, "vmmtrace: %s\n", hq->msg);
@@ -253,7 +323,7 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 }
 
 static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
-		       struct console_watch *w, int con, int sfd)
+		       struct console_watch *w, struct console_input *in, int con, int sfd)
 {
 	struct tracer_config tcfg = *o->tcfg;
 	struct errbuf err = { "" };
@@ -277,7 +347,7 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const st
 	} else if (o->control && control_start(&control, &hq.h, t, o->control, o->attach_backlog, &err)) {
 		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	} else {
-		status = run_traced(&hq, t, control, w, con, sfd);
+		status = run_traced(&hq, t, control, w, in, con, sfd);
 	}
 	qhost_close(h);
 	tracer_destroy(t);
@@ -289,10 +359,11 @@ int boot_qemu(const struct boot_qemu_opts *o)
 {
 	const struct qhost_arch *arch = qhost_arch_for(o->arch);
 	struct console_watch w = { .out = o->console_fd };
+	struct console_input in;
 	struct errbuf err = { "" };
 	char *cmdline = NULL;
 	struct qhost h;
-	int pipefd[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
+	int consock[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
 
 	if (o->unsupported)
 		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and the QEMU host "
@@ -315,20 +386,22 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	if (asprintf(&cmdline, "%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
 		     o->cmdline_extra) < 0)
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
-	if (pipe2(pipefd, O_CLOEXEC)) {
+	/* The console both ways: QEMU's serial port is the socket's other end. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, consock)) {
 		free(cmdline);
-		return cmd_fail("boot", EXIT_FAILURE_RUN, "pipe: %s", strerror(errno));
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "socketpair: %s", strerror(errno));
 	}
 	struct qemu_config cfg = {
 		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
 		.ncpus = o->ncpus, .mem_size = o->mem, .kernel = o->kernel, .initrd = o->initrd,
-		.cmdline = cmdline, .console_path = NULL, .console_fd = pipefd[1], .timeout_ms = 10000,
+		.cmdline = cmdline, .console_path = NULL, .console_fd = consock[1], .console_socket = 1,
+		.timeout_ms = 10000,
 	};
 	struct ring_region rr = { "", 0, 0 };
 
 	if (traced && o->arch == IMAGE_ARCH_ARM64 && ring_region_dtb(o, &cfg, arch, &rr, &err)) {
-		close(pipefd[0]);
-		close(pipefd[1]);
+		close(consock[0]);
+		close(consock[1]);
 		free(cmdline);
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 	}
@@ -337,22 +410,24 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	if (rr.dtb[0])
 		unlink(rr.dtb);	/* QEMU has read it */
 	if (rc) {
-		close(pipefd[0]);
-		close(pipefd[1]);
+		close(consock[0]);
+		close(consock[1]);
 		free(cmdline);
 		if (sfd >= 0)
 			close(sfd);
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", sfd < 0 ? strerror(errno) : err.msg);
 	}
-	close(pipefd[1]);
-	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	close(consock[1]);
+	fcntl(consock[0], F_SETFL, O_NONBLOCK);
 	if (o->verbose)
 		fprintf(stderr, "vmmtrace: host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s\n",
 			arch->binary, arch->machine, o->ncpus, (unsigned long long)(o->mem >> 20), cmdline);
-	status = traced ? boot_traced(o, &h, &rr, &w, pipefd[0], sfd) : run_loop(&h, &w, pipefd[0], sfd);
+	console_input_open(&in);
+	status = traced ? boot_traced(o, &h, &rr, &w, &in, consock[0], sfd) : run_loop(&h, &w, &in, consock[0], sfd);
+	console_input_close(&in);
 	free(cmdline);
 	qhost_close(&h);
-	close(pipefd[0]);
+	close(consock[0]);
 	close(sfd);
 	return status;
 }

@@ -90,6 +90,8 @@ int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char 
 	ADD("-chardev");
 	if (cfg->console_path)
 		ADD("file,id=vt-con,path=%s", cfg->console_path);
+	else if (cfg->console_socket)
+		ADD("socket,id=vt-con,fd=%d", QEMU_FD_CON);
 	else
 		ADD("file,id=vt-con,path=/dev/fd/%d", QEMU_FD_CON);
 	ADD("-serial");

@@ -31,6 +31,7 @@ struct qemu_config {
 	const char *dtb;		/* -dtb, or NULL */
 	const char *console_path;	/* the guest's first serial port goes there (a file or FIFO), or: */
 	int console_fd;			/* when console_path is NULL: to this descriptor (a pipe's end) */
+	int console_socket;		/* console_fd is a connected socket: the guest's input comes from it too */
 	int timeout_ms;			/* each gdbstub reply */
 };
 
