@@ -12,9 +12,11 @@
  * same way: the driver carries it out at its next step.
  *
  * The stub and its rings live in padding of the kernel image that every
- * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 4 KiB below _etext
- * with rings in [init_pg_end, _end); riscv64 the 4 KiB below __init_begin
- * with rings in [_end, ALIGN(_end, 2M)).
+ * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 8 KiB below _etext
+ * (the stub's page, then its doorbell's) with rings in [init_pg_end, _end),
+ * or where that is missing or under 4 KiB (Debian's kernel) in
+ * [__rela_end, __init_end), which must be left at the hand-over; riscv64
+ * the 8 KiB below __init_begin with rings in [_end, ALIGN(_end, 2M)).
  */
 #ifndef VMM_QEMU_HOST_QEMU_H
 #define VMM_QEMU_HOST_QEMU_H
