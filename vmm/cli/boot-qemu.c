@@ -253,7 +253,7 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *co
 	fprintf(stderr, "vmmtrace: %s\n", hq->msg);
 	status = boot_finish_trace(t, hq->msg, status);
 	tracer_summary(t, stderr);
-	log_info("qemu: %llu doorbells answered", (unsigned long long)hq->doorbells);
+	log_info("qemu: %llu doorbells answered", (unsigned long long)atomic_load(&hq->doorbells));
 	return status;
 }
 

@@ -148,10 +148,11 @@ static uint64_t hq_pause(struct host *h, int self)
 	pthread_mutex_lock(&hq->pause_lock);
 	pthread_mutex_lock(&hq->lock);
 	hq->pause_want = 1;
-	while (!atomic_load(&hq->handed) && !hq->closed)
+	while (!atomic_load(&hq->handed) && !hq->closed && !hq->pause_failed)
 		pthread_cond_wait(&hq->cond, &hq->lock);
 	if (atomic_load(&hq->handed))
 		hq->holder = pthread_self();
+	hq->pause_failed = 0;
 	pthread_mutex_unlock(&hq->lock);
 	return util_now_ns() - start;
 }
@@ -371,7 +372,7 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
 	*early = 0;
-	if ((!*data || *data_end < *data + 4096) && g->early_start && hq_sym(syms, g->early_start) &&
+	if ((!*data || *data_end <= *data) && g->early_start && hq_sym(syms, g->early_start) &&
 	    hq_sym(syms, g->early_end)) {
 		/*
 		 * Debian's stock arm64 kernel: no init_pg_end in its kallsyms, and
@@ -381,6 +382,14 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 		*data = hq_sym(syms, g->early_start);
 		*data_end = hq_sym(syms, g->early_end);
 		*early = 1;
+		bytes = *data_end > *data ? elf_vaddr_ptr(elf, *data, *data_end - *data) : NULL;
+		for (uint64_t i = 0; bytes && i < *data_end - *data; i++)
+			if (bytes[i])
+				return err_set(err, ENOSPC, "[%s, %s) holds data (.relr.dyn?): no room for the stub's rings",
+					       g->early_start, g->early_end);
+		if (!bytes)
+			return err_set(err, ENOSPC, "[%s, %s) is not in the image: no room for the stub's rings",
+				       g->early_start, g->early_end);
 	}
 	if (!end || !*data || !*data_end)
 		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
@@ -542,7 +551,7 @@ static void hq_describe(struct host *h, FILE *f)
 	for (unsigned i = 0; i < h->ncpus; i++)
 		fprintf(f, "vcpu %u: in QEMU (pid %d), %s\n", i, (int)hq->q->q.pid,
 			hq->dead ? "gone" : hq_stopping(h) ? "stopping" : "running");
-	fprintf(f, "qemu: %llu doorbells answered\n", (unsigned long long)hq->doorbells);
+	fprintf(f, "qemu: %llu doorbells answered\n", (unsigned long long)atomic_load(&hq->doorbells));
 }
 
 static const struct host_ops host_qemu_ops = {
@@ -671,9 +680,17 @@ static void hq_serve_pause(struct host_qemu *hq)
 
 	if (hq->q->running && !hq->dead) {
 		rc = qhost_pause(hq->q, &st, &err);
-		if (!rc && st.cpu < QHOST_MAX_CPUS)
-			rc = hq_dispatch(hq, &st, &err);
-		if (rc && !hq_gone(hq, rc))
+		if (rc) {
+			/* QEMU may still run: no conversation to hand over; the guest ends at the next step. */
+			if (!hq_gone(hq, rc))
+				hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
+			pthread_mutex_lock(&hq->lock);
+			hq->pause_failed = 1;
+			pthread_cond_broadcast(&hq->cond);
+			pthread_mutex_unlock(&hq->lock);
+			return;
+		}
+		if (st.cpu < QHOST_MAX_CPUS && (rc = hq_dispatch(hq, &st, &err)) && !hq_gone(hq, rc))
 			hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
 	}
 	pthread_mutex_lock(&hq->lock);

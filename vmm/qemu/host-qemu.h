@@ -14,7 +14,7 @@
  * The stub and its rings live in padding of the kernel image that every
  * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 8 KiB below _etext
  * (the stub's page, then its doorbell's) with rings in [init_pg_end, _end),
- * or where that is missing or under 4 KiB (Debian's kernel) in
+ * or where that is missing or empty (Debian's kernel) in
  * [__rela_end, __init_end), which must be left at the hand-over; riscv64
  * the 8 KiB below __init_begin with rings in [_end, ALIGN(_end, 2M)).
  */
@@ -62,7 +62,7 @@ struct host_qemu {
 	 */
 	pthread_mutex_t pause_lock;
 	pthread_cond_t cond;
-	int pause_want, closed;
+	int pause_want, closed, pause_failed;
 	atomic_int handed;
 	pthread_t holder;
 
@@ -74,8 +74,8 @@ struct host_qemu {
 	atomic_int stopping;
 	enum vm_stop_reason reason;
 	char msg[512];
-	uint64_t doorbells;
-	int dead;			/* the gdbstub's connection is gone: QEMU died or ended */
+	atomic_ullong doorbells;
+	atomic_int dead;		/* the gdbstub's connection is gone: QEMU died or ended */
 
 	/*
 	 * arm64: a region of RAM the device tree reserves (but leaves in the

@@ -37,14 +37,16 @@ static int tracer_drain_rings(struct tracer *t, int final, unsigned *most)
 		*most = 0;
 	for (unsigned i = 0; i < t->nrings; i++) {
 		struct ring_view *r = &t->rings[i];
+		uint64_t nrecords;
 		long n;
 
 		pthread_mutex_lock(&r->lock);
 		n = ring_drain_batch(r, tracer_route, t, final, &in_flight);
+		nrecords = r->nrecords;	/* tracer_rings_move changes it under the lock */
 		pthread_mutex_unlock(&r->lock);
 		any |= in_flight;
-		if (most && n > 0 && r->nrecords) {
-			uint64_t share = (uint64_t)n * 64 / r->nrecords;
+		if (most && n > 0 && nrecords) {
+			uint64_t share = (uint64_t)n * 64 / nrecords;
 
 			*most = share > *most ? (unsigned)share : *most;
 		}
@@ -128,17 +130,19 @@ static void *tracer_consumer(void *arg)
 
 	tracer_rcu_register();
 	while (!atomic_load(&t->consumer_stop)) {
-		uint64_t before = t->round_max, rung = atomic_load(&t->doorbells);
+		uint64_t before = t->round_max, rung;
 		unsigned most;
 		int in_flight;
 
 		nanosleep(&period, NULL);
 		t->round_max = atomic_load(&t->max_tsc);
 		in_flight = tracer_drain_rings(t, 0, &most);
-		if ((most > 64 / 4 || rung != doorbells) && period.tv_nsec / 2 >= CONSUMER_PERIOD_MIN_NS)
-			period.tv_nsec /= 2;
-		else if (most < 64 / 16 && rung == doorbells && period.tv_nsec * 2 <= CONSUMER_PERIOD_NS)
-			period.tv_nsec *= 2;
+		rung = atomic_load(&t->doorbells);	/* during the sleep and the drain */
+		if (most > 64 / 4 || rung != doorbells)
+			period.tv_nsec = period.tv_nsec / 2 > CONSUMER_PERIOD_MIN_NS ? period.tv_nsec / 2
+										 : CONSUMER_PERIOD_MIN_NS;
+		else if (most < 64 / 16)
+			period.tv_nsec = period.tv_nsec * 2 < CONSUMER_PERIOD_NS ? period.tv_nsec * 2 : CONSUMER_PERIOD_NS;
 		doorbells = rung;
 		tracer_round(t, before, in_flight);
 		tracer_check_output(t);
