@@ -45,6 +45,30 @@ wait_line() {
 		i=$((i + 1)); sleep 0.5
 	done
 }
+# attach_cycles SOCK CYCLES PREFIX: CYCLES attach/detach cycles on a guest
+# that runs markloop (e2e/attach-stress.sh, qemu/attach-qemu.sh), with
+# varying globs over getpriority's handler; every tenth cycle two clients
+# at once, with overlapping filters. PREFIX names the arch's syscall
+# handlers (__x64_sys_, __arm64_sys_). The windows go to $TMPD/w<i>.a (and
+# .b), a client's non-zero status to $TMPD/attach.err ("attach status").
+attach_cycles() {
+	local sock=$1 n=$2 p=$3 i g d a
+	local globs=("${p}getpriority" '*sys_getpriority' "${p}getp*" '*getpriority*' "${p}getpriority*" "${p}get*ority")
+	for ((i = 0; i < n; i++)); do
+		g=${globs[$((i % ${#globs[@]}))]}
+		d=0.$((2 + i % 5))
+		if [ $((i % 10)) = 5 ]; then
+			"$VMMTRACE" attach "$sock" --trace "$g" --duration "$d" --format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
+			a=$!
+			"$VMMTRACE" attach "$sock" --trace "${p}getpriority" --trace "${p}getpgid" --duration 0.3 \
+				--format text -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+			wait "$a" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+		else
+			"$VMMTRACE" attach "$sock" --trace "$g" --notrace "${p}getpid" --duration "$d" \
+				--format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
+		fi
+	done
+}
 # wait_markloop FILE CPUS SECONDS PID: waits until the mark-loop step's
 # worker on each CPU 0..CPUS-1 says it is running (docs/TEST-GUEST.md).
 wait_markloop() {

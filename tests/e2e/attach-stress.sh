@@ -55,23 +55,8 @@ check "status still answers after hostile requests" "$VMMTRACE" status "$SOCK"
 digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
 
 # The cycles.
-globs=('__x64_sys_getpriority' '*sys_getpriority' '__x64_sys_getp*' '*getpriority*'
-	'__x64_sys_getpriority*' '__x64_sys_get*ority')
 start=$(date +%s)
-for ((i = 0; i < CYCLES; i++)); do
-	g=${globs[$((i % ${#globs[@]}))]}
-	d=0.$((2 + i % 5))
-	if [ $((i % 10)) = 5 ]; then	# two clients at once, overlapping filters
-		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" --format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
-		a=$!
-		"$VMMTRACE" attach "$SOCK" --trace '__x64_sys_getpriority' --trace '__x64_sys_getpgid' \
-			--duration 0.3 --format text -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-		wait "$a" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-	else
-		"$VMMTRACE" attach "$SOCK" --trace "$g" --notrace '__x64_sys_getpid' --duration "$d" \
-			--format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-	fi
-done
+attach_cycles "$SOCK" "$CYCLES" __x64_sys_
 echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
 check "every attach exited 0" sh -c "! grep -q 'attach status' '$TMPD/attach.err'"
 "$VMMTRACE" status "$SOCK" >"$TMPD/status1"

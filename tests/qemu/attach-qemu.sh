@@ -45,23 +45,8 @@ rc=$?
 check "nmi is refused on QEMU's host, in one line (status $rc): $(head -c 80 "$TMPD/nmi")" \
 	sh -c "[ $rc != 0 ] && [ \$(wc -l <'$TMPD/nmi') = 1 ] && grep -q 'cannot send an NMI' '$TMPD/nmi'"
 
-globs=('__arm64_sys_getpriority' '*sys_getpriority' '__arm64_sys_getp*' '*getpriority*'
-	'__arm64_sys_getpriority*' '__arm64_sys_get*ority')
 start=$(date +%s)
-for ((i = 0; i < CYCLES; i++)); do
-	g=${globs[$((i % ${#globs[@]}))]}
-	d=0.$((2 + i % 5))
-	if [ $((i % 10)) = 5 ]; then	# two clients at once, overlapping filters
-		"$VMMTRACE" attach "$SOCK" --trace "$g" --duration "$d" --format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" &
-		a=$!
-		"$VMMTRACE" attach "$SOCK" --trace '__arm64_sys_getpriority' --trace '__arm64_sys_getpgid' \
-			--duration 0.3 --format text -o "$TMPD/w$i.b" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-		wait "$a" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-	else
-		"$VMMTRACE" attach "$SOCK" --trace "$g" --notrace '__arm64_sys_getpid' --duration "$d" \
-			--format text -o "$TMPD/w$i.a" 2>>"$TMPD/attach.err" || echo "cycle $i: attach status $?" >>"$TMPD/attach.err"
-	fi
-done
+attach_cycles "$SOCK" "$CYCLES" __arm64_sys_
 echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
 check "every attach exited 0" sh -c "! grep -q 'attach status' '$TMPD/attach.err'"
 "$VMMTRACE" status "$SOCK" >"$TMPD/status1"

@@ -528,10 +528,11 @@ static int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t 
 	memcpy(*host, mark, sizeof(mark));
 	rc = qhost_read_virt(hq->q, *va, back, sizeof(back), err);
 	memset(*host, 0, sizeof(mark));
+	if (rc && hq_gone(hq, rc))
+		return -ENOENT;	/* QEMU is gone: its end is what the run reports */
 	if (rc)
-		return hq_gone(hq, rc) ? rc : err_set(err, EFAULT, "the ring region's VA %#llx is not mapped in the guest "
-						      "(memstart_addr %#llx%s)", (unsigned long long)*va,
-						      (unsigned long long)start, ms ? "" : ", assumed");
+		return err_set(err, EFAULT, "the ring region's VA %#llx is not mapped in the guest (memstart_addr %#llx%s)",
+			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
 	if (memcmp(mark, back, sizeof(mark)))
 		return err_set(err, EFAULT, "the guest's VA %#llx is not the ring region (memstart_addr %#llx%s)",
 			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
