@@ -11,7 +11,8 @@
 #    reader relocates it as the nokaslr boot vmmtrace's command line asks for;
 #  - traced, `--trace start_kernel --trace kernel_init` on 2 vCPUs, it boots
 #    to "Run /init" and reboots (status 0) with exactly those two events,
-#    once each. Without KALLSYMS_ALL its kallsyms has no data symbols and
+#    once each; its command line, given whole without nokaslr, gets it
+#    (with -cpu max the kernel would randomise its base from RNDR). Without KALLSYMS_ALL its kallsyms has no data symbols and
 #    Debian's System.map is a placeholder: __mcount_loc's bounds come from
 #    the Image's relocations (image-reloc.c), the early rings go in the
 #    init data's tail and move at the hand-over (host-qemu.c);
@@ -52,8 +53,8 @@ check "the guest's /proc/kallsyms equals the recovered symbols for all $nnames t
 	eval "[ '$ndiff' = 0 ] && [ '$ngot' -gt 40000 ]"
 
 timeout -k 5 300 "$VMMTRACE" boot "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS_ARM64" \
-	--trace start_kernel --trace kernel_init -o "$TMPD/trace" --format text --console "$TMPD/tconsole" \
-	--cmdline "vmmtrace.steps=uname,ftrace-funcs" </dev/null >/dev/null 2>"$TMPD/trace.err"
+	--trace start_kernel --trace kernel_init -o "$TMPD/trace" --format text --console "$TMPD/tconsole" -v \
+	--cmdline-replace "console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs" </dev/null >/dev/null 2>"$TMPD/trace.err"
 rc=$?
 tr -d '\r' <"$TMPD/tconsole" >"$TMPD/tcon"
 grep '^vmmtrace: trace:' "$TMPD/trace.err" | sed 's/^/INFO: /'
@@ -62,6 +63,8 @@ check "traced, the stock kernel boots to Run /init, its steps pass, it reboots: 
 events=$(grep -v '^#' "$TMPD/trace" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /:$/ && $(i + 1) != "") { print $(i + 1); break } }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ')
 check "the trace holds start_kernel and kernel_init, once each ($events)" test "$events" = "kernel_init=1 start_kernel=1"
 check "start_kernel was called from __primary_switched" grep -qE ': start_kernel <-__primary_switched$' "$TMPD/trace"
+check "a command line without nokaslr gets it, and -v says so (the kernel would randomise its base otherwise)" \
+	eval "grep -q '^vmmtrace: traced: nokaslr added to the command line' '$TMPD/trace.err' && grep -q 'Kernel command line: console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs nokaslr' '$TMPD/tcon'"
 check "nothing dropped" grep -qE '^vmmtrace: trace: 2 events .* 0 dropped \(0 by the stub, 0 lost\)' "$TMPD/trace.err"
 check "no warning from the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$TMPD/tcon'"
 

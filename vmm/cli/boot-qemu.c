@@ -257,6 +257,19 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *co
 	return status;
 }
 
+/* Whether word is one of the words of a or b (the command line and its --cmdline additions). */
+static int cmdline_has(const char *a, const char *b, const char *word)
+{
+	const char *parts[2] = { a, b };
+	size_t n = strlen(word);
+
+	for (int i = 0; i < 2; i++)
+		for (const char *p = parts[i]; p && (p = strstr(p, word)); p += n)
+			if ((p == parts[i] || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+				return 1;
+	return 0;
+}
+
 /* The guest's first bytes as QEMU loads them: how the QEMU host finds the image in RAM. */
 static int image_head(const char *path, uint8_t *buf, size_t len)
 {
@@ -363,7 +376,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct errbuf err = { "" };
 	char *cmdline = NULL;
 	struct qhost h;
-	int consock[2], sfd, status, rc, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
+	int consock[2], sfd, status, rc, nokaslr, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
 
 	if (o->unsupported)
 		return o->kvm_missing ? cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm, and the QEMU host "
@@ -383,9 +396,20 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	if (o->mem % (1ULL << 20))
 		return cmd_fail("boot", EXIT_BAD_INPUT, "--mem: QEMU takes whole MiB (%llu KiB)",
 				(unsigned long long)(o->mem >> 10));
-	if (asprintf(&cmdline, "%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
-		     o->cmdline_extra) < 0)
+	/*
+	 * A traced kernel runs at its link addresses: the slots, the stub and
+	 * the rings are placed by them. arm64 randomises its base from the
+	 * device tree's kaslr-seed or, on QEMU's -cpu max, from RNDR, unless
+	 * told nokaslr, so a traced arm64 boot always gets it.
+	 */
+	nokaslr = traced && o->arch == IMAGE_ARCH_ARM64 && !cmdline_has(o->cmdline_replace ? o->cmdline_replace :
+								       arch->cmdline, o->cmdline_extra, "nokaslr");
+	if (asprintf(&cmdline, "%s%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
+		     o->cmdline_extra, nokaslr ? " nokaslr" : "") < 0)
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
+	if (nokaslr && o->verbose)
+		fprintf(stderr, "vmmtrace: traced: nokaslr added to the command line (the tracer places its slots "
+			"at the kernel's link addresses)\n");
 	/* The console both ways: QEMU's serial port is the socket's other end. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, consock)) {
 		free(cmdline);
