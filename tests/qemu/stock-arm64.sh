@@ -12,7 +12,10 @@
 #  - traced, `--trace start_kernel --trace kernel_init` on 2 vCPUs, it boots
 #    to "Run /init" and reboots (status 0) with exactly those two events,
 #    once each; its command line, given whole without nokaslr, gets it
-#    (with -cpu max the kernel would randomise its base from RNDR). Without KALLSYMS_ALL its kallsyms has no data symbols and
+#    (with -cpu max the kernel would randomise its base from RNDR); the
+#    tasks and arguments come from the Image's own BTF (found in the file:
+#    kallsyms does not name __start_BTF): swapper/0-0 in start_kernel,
+#    kernel_init(unused=0x0), uname's task in __arm64_sys_newuname; Without KALLSYMS_ALL its kallsyms has no data symbols and
 #    Debian's System.map is a placeholder: __mcount_loc's bounds come from
 #    the Image's relocations (image-reloc.c), the early rings go in the
 #    init data's tail and move at the hand-over (host-qemu.c);
@@ -53,19 +56,22 @@ check "the guest's /proc/kallsyms equals the recovered symbols for all $nnames t
 	eval "[ '$ndiff' = 0 ] && [ '$ngot' -gt 40000 ]"
 
 timeout -k 5 300 "$VMMTRACE" boot "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS_ARM64" \
-	--trace start_kernel --trace kernel_init -o "$TMPD/trace" --format text --console "$TMPD/tconsole" -v \
+	--trace start_kernel --trace kernel_init --trace __arm64_sys_newuname --args \
+	-o "$TMPD/trace" --format text --console "$TMPD/tconsole" -v \
 	--cmdline-replace "console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs" </dev/null >/dev/null 2>"$TMPD/trace.err"
 rc=$?
 tr -d '\r' <"$TMPD/tconsole" >"$TMPD/tcon"
 grep '^vmmtrace: trace:' "$TMPD/trace.err" | sed 's/^/INFO: /'
 check "traced, the stock kernel boots to Run /init, its steps pass, it reboots: status 0 (got $rc)" \
 	eval "[ $rc = 0 ] && grep -q 'Run /init as init process' '$TMPD/tcon' && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/tcon'"
-events=$(grep -v '^#' "$TMPD/trace" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /:$/ && $(i + 1) != "") { print $(i + 1); break } }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ')
-check "the trace holds start_kernel and kernel_init, once each ($events)" test "$events" = "kernel_init=1 start_kernel=1"
-check "start_kernel was called from __primary_switched" grep -qE ': start_kernel <-__primary_switched$' "$TMPD/trace"
+events="start_kernel=$(grep -c ': start_kernel(' "$TMPD/trace") kernel_init=$(grep -c ': kernel_init(' "$TMPD/trace")"
+check "the trace holds start_kernel and kernel_init, once each ($events)" test "$events" = "start_kernel=1 kernel_init=1"
+check "start_kernel was called from __primary_switched" grep -qE ': start_kernel\(\) <-__primary_switched$' "$TMPD/trace"
+check "tasks and arguments from the Image's own BTF: swapper/0-0 in start_kernel, kernel_init(unused=0x0), uname's own task in its syscall" \
+	eval "grep -q 'tasks and context from .* (.BTF)' '$TMPD/trace.err' && grep -qE '^ *swapper/0-0 .*: start_kernel\(\) <-' '$TMPD/trace' && grep -qE ': kernel_init\(unused=0x0\) <-ret_from_fork$' '$TMPD/trace' && grep -qE '^ *uname-[0-9]+ .*: __arm64_sys_newuname\(regs=0x[0-9a-f]+\) <-invoke_syscall$' '$TMPD/trace'"
 check "a command line without nokaslr gets it, and -v says so (the kernel would randomise its base otherwise)" \
 	eval "grep -q '^vmmtrace: traced: nokaslr added to the command line' '$TMPD/trace.err' && grep -q 'Kernel command line: console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs nokaslr' '$TMPD/tcon'"
-check "nothing dropped" grep -qE '^vmmtrace: trace: 2 events .* 0 dropped \(0 by the stub, 0 lost\)' "$TMPD/trace.err"
+check "nothing dropped" grep -qE '^vmmtrace: trace: [0-9]+ events .* 0 dropped \(0 by the stub, 0 lost\)' "$TMPD/trace.err"
 check "no warning from the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$TMPD/tcon'"
 
 set -o pipefail

@@ -190,6 +190,14 @@ static void test_stock_arm64(void)
 	      entries, text, rc ? ": " : "", rc ? err.msg : "");
 	if (!rc && !symtab_finish(&tab))
 		check_recovered(&img, &tab);
+	{
+		const Elf64_Shdr *btf = elf_section(&img.elf, ".BTF");
+		const uint8_t *b = btf ? elf_section_data(&img.elf, btf) : NULL;
+
+		CHECK(b && btf->sh_size > (1u << 20) && b[0] == 0x9f && b[1] == 0xeb,
+		      "Debian arm64: its BTF found in the file as a .BTF section (%llu bytes at %#llx)",
+		      btf ? (unsigned long long)btf->sh_size : 0ULL, btf ? (unsigned long long)btf->sh_addr : 0ULL);
+	}
 	symtab_destroy(&tab);
 	image_close(&img);
 }

@@ -27,9 +27,9 @@
 /* 64-bit kernels are linked in the upper half of the address space. */
 #define KERNEL_HALF	(1ull << 63)
 
-enum { SH_NULL, SH_TEXT, SH_RODATA, SH_STRTAB, SH_COUNT };
-static const char synth_strtab[] = "\0.text\0.rodata\0.shstrtab";
-static const uint32_t synth_name[SH_COUNT] = { 0, 1, 7, 15 };
+enum { SH_NULL, SH_TEXT, SH_RODATA, SH_STRTAB, SH_BTF, SH_COUNT };
+static const char synth_strtab[] = "\0.text\0.rodata\0.shstrtab\0.BTF";
+static const uint32_t synth_name[SH_COUNT] = { 0, 1, 7, 15, 25 };
 
 struct raw_header {
 	enum image_arch arch;
@@ -45,6 +45,7 @@ struct raw_view {
 	uint64_t text_lo, text_hi, ro_lo, ro_hi;
 	size_t relocations;	/* applied by image_reloc_arm64 */
 	struct image_reloc_found found;
+	uint64_t btf_off, btf_size;	/* the kernel's BTF in the file (btf_size 0: none) */
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -311,6 +312,39 @@ static void synth_headers(uint8_t *buf, const struct raw_header *h, const struct
 		      SYNTH_HDR + (v->ro_lo - v->base), v->ro_hi - v->ro_lo);
 	synth_section(sh, SH_STRTAB, SHT_STRTAB, 0, 0, (uint64_t)(str - (char *)buf), sizeof(synth_strtab));
 	memcpy(str, synth_strtab, sizeof(synth_strtab));
+	if (v->btf_size)
+		synth_section(sh, SH_BTF, SHT_PROGBITS, 0, v->base + v->btf_off, SYNTH_HDR + v->btf_off, v->btf_size);
+	else
+		eh->e_shnum = SH_BTF;	/* no .BTF section */
+}
+
+/*
+ * The kernel's BTF (CONFIG_DEBUG_INFO_BTF: .BTF, 4-byte aligned, between
+ * __start_BTF and __stop_BTF, which kallsyms does not name): a header
+ * with BTF's magic, version 1, 24 bytes, its types at 0 and its strings
+ * right after them, within the file; the largest such blob, over 64 KiB
+ * (Debian 6.1.0-56 arm64: one, 4.8 MB). libbpf checks it when it is read.
+ */
+static void raw_find_btf(const uint8_t *d, size_t size, struct raw_view *v)
+{
+	static const uint8_t magic[8] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0 };
+
+	v->btf_off = v->btf_size = 0;
+	for (size_t off = 0; off + 24 <= size; off += 4) {
+		uint64_t type_off, type_len, str_off, str_len, total;
+
+		if (memcmp(d + off, magic, sizeof(magic)))
+			continue;
+		type_off = le32(d + off + 8);
+		type_len = le32(d + off + 12);
+		str_off = le32(d + off + 16);
+		str_len = le32(d + off + 20);
+		total = 24 + str_off + str_len;
+		if (type_off || str_off != type_len || total > size - off || total < 65536 || total <= v->btf_size)
+			continue;
+		v->btf_off = off;
+		v->btf_size = total;
+	}
 }
 
 /* kallsyms of the raw bytes, decoded at address 0; tab is finished. */
@@ -421,6 +455,7 @@ int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
 	memcpy(buf + SYNTH_HDR, raw, size);
 	rc = raw_place(buf + SYNTH_HDR, size, &h, &v, err);
 	if (!rc) {
+		raw_find_btf(buf + SYNTH_HDR, size, &v);
 		synth_headers(buf, &h, &v, size);
 		rc = elf_parse(buf, SYNTH_HDR + size, h.arch == IMAGE_ARCH_ARM64 ? EM_AARCH64 : EM_RISCV,
 			       &img->elf, err);
