@@ -19,11 +19,10 @@
  * The consumer's round: every 20 ms while the guest is quiet, halved
  * (down to 1 ms) after each round that found a ring more than a quarter
  * full or followed a doorbell, doubled back after rounds that found every
- * ring under 1/16. A
- * ring that fills between two rounds rings the doorbell, and the vCPU
- * waits for the drain: under QEMU TCG a doorbell costs milliseconds, so a
- * guest calling a traced function every microsecond rang one per round
- * with a fixed 20 ms (docs/PERFORMANCE.md).
+ * ring under 1/16. A ring that fills between two rounds rings the
+ * doorbell, and the vCPU waits for the drain: under QEMU TCG a doorbell
+ * costs milliseconds, so a guest calling a traced function every
+ * microsecond rang one per round with a fixed 20 ms (docs/PERFORMANCE.md).
  */
 #define CONSUMER_PERIOD_NS (20 * 1000 * 1000L)
 #define CONSUMER_PERIOD_MIN_NS (1000 * 1000L)
