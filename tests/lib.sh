@@ -69,6 +69,30 @@ attach_cycles() {
 		fi
 	done
 }
+# attach_cycles_check SOCK DIGEST0 PID: after attach_cycles, what both
+# attach tests check: every client exited 0, the slots' bytes are back to
+# DIGEST0 (status before the first attach) with only the boot's own slot
+# calling the stub, `vmmtrace stop` ends the boot (PID) with 0, no record
+# unfinished or lost ($TMPD/boot.err), no oops or warning ($TMPD/console).
+attach_cycles_check() {
+	local sock=$1 digest0=$2 vt=$3 digest1 rc
+	check "every attach exited 0" sh -c "! grep -q 'attach status' '$TMPD/attach.err'"
+	"$VMMTRACE" status "$sock" >"$TMPD/status1"
+	digest1=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status1")
+	check "slot bytes after the last detach equal those before the first attach ($digest0)" \
+		test -n "$digest0" -a "$digest0" = "$digest1"
+	check "only the boot's own slot calls the stub after the last detach" \
+		grep -qx "slots calling the stub: 1" "$TMPD/status1"
+	grep -E '^pause (last|worst)' "$TMPD/status1" | sed 's/^/INFO: /'
+	check "vmmtrace stop is accepted" "$VMMTRACE" stop "$sock"
+	wait "$vt"
+	rc=$?
+	check "vmmtrace exits 0 after stop (got $rc)" test "$rc" = 0
+	check "the stop left no record unfinished and lost none" \
+		sh -c "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' '$TMPD/boot.err'"
+	check "the guest never oopsed, panicked or warned, and no process segfaulted" \
+		sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed|segfault at' '$TMPD/console'"
+}
 # wait_markloop FILE CPUS SECONDS PID: waits until the mark-loop step's
 # worker on each CPU 0..CPUS-1 says it is running (docs/TEST-GUEST.md).
 wait_markloop() {
