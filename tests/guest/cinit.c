@@ -122,6 +122,12 @@ static unsigned long prio_loop(long loops, unsigned long *ns)
 	return calls;
 }
 
+/* key (its own spaces and "=" included), then value, at p; returns the end. */
+static char *kv(char *p, const char *key, unsigned long v)
+{
+	return rt_utoa(rt_puts(p, key), v);
+}
+
 static void worker(long cpu, long loops)
 {
 	unsigned long mask = 1ul << cpu, calls, ns;
@@ -129,14 +135,10 @@ static void worker(long cpu, long loops)
 
 	rt_syscall(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask);
 	calls = prio_loop(loops, &ns);
-	p = rt_puts(p, "CINIT-WORKER cpu=");
-	p = rt_utoa(p, (unsigned long)cpu);
-	p = rt_puts(p, " calls=");
-	p = rt_utoa(p, calls);
-	p = rt_puts(p, " ns=");
-	p = rt_utoa(p, ns);
-	p = rt_puts(p, " pid=");
-	p = rt_utoa(p, (unsigned long)rt_syscall(__NR_getpid, 0, 0, 0));
+	p = kv(p, "CINIT-WORKER cpu=", (unsigned long)cpu);
+	p = kv(p, " calls=", calls);
+	p = kv(p, " ns=", ns);
+	p = kv(p, " pid=", (unsigned long)rt_syscall(__NR_getpid, 0, 0, 0));
 	p = rt_puts(p, "\n");
 	rt_write(1, line, (unsigned long)(p - line));
 	rt_syscall(__NR_exit, 0, 0, 0);
@@ -167,16 +169,11 @@ static void ftrace(const char *func, long floops)
 	warnings = len > 0 ? count_lines(len, "WARNING") : 0;
 	p = rt_puts(p, "CINIT-FTRACE func=");
 	p = rt_puts(p, func);
-	p = rt_puts(p, " events=");
-	p = rt_utoa(p, events);
-	p = rt_puts(p, " ftrace_failed=");
-	p = rt_utoa(p, failed);
-	p = rt_puts(p, " warnings=");
-	p = rt_utoa(p, warnings);
-	p = rt_puts(p, " loops=");
-	p = rt_utoa(p, fcalls);
-	p = rt_puts(p, " ns=");
-	p = rt_utoa(p, fns);
+	p = kv(p, " events=", events);
+	p = kv(p, " ftrace_failed=", failed);
+	p = kv(p, " warnings=", warnings);
+	p = kv(p, " loops=", fcalls);
+	p = kv(p, " ns=", fns);
 	p = rt_puts(p, len > 0 ? "\n" : " (no kernel log)\n");
 	rt_write(1, line, (unsigned long)(p - line));
 }
@@ -187,10 +184,8 @@ static void loop_line(const char *what, long floops)
 	char line[96], *p = line;
 
 	p = rt_puts(p, what);
-	p = rt_puts(p, " calls=");
-	p = rt_utoa(p, calls);
-	p = rt_puts(p, " ns=");
-	p = rt_utoa(p, ns);
+	p = kv(p, " calls=", calls);
+	p = kv(p, " ns=", ns);
 	p = rt_puts(p, "\n");
 	rt_write(1, line, (unsigned long)(p - line));
 }
@@ -200,8 +195,7 @@ static void sleep_line(unsigned long n)
 	struct timespec ts = { 1, 0 };
 	char line[48], *p = line;
 
-	p = rt_puts(p, "CINIT-SLEEP n=");
-	p = rt_utoa(p, n);
+	p = kv(p, "CINIT-SLEEP n=", n);
 	p = rt_puts(p, "\n");
 	rt_write(1, line, (unsigned long)(p - line));
 	rt_syscall(__NR_nanosleep, (long)&ts, 0, 0);
