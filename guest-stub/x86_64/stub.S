@@ -31,7 +31,9 @@ cfg:
 	.fill	VT_CFG_RETURN, 1, 0
 	/* Until the host fills the block: where vt_stub_return lies in this image. */
 	.quad	vt_stub_return - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_RETURN - 8, 1, 0
+	/* ... and vt_stub_doorbell (VT_CFG_DOORBELL_PC follows VT_CFG_RETURN). */
+	.quad	vt_stub_doorbell - vt_stub_image
+	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
 /*
  * Where the task in r10 keeps its shadow stack: SHADOW_HASH puts its hash
@@ -224,8 +226,8 @@ cfg:
 	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
 	shrq	$VT_HDR_SHIFT, %rax
 	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
-	outl	%eax, %dx
-	jmp	.Lretry\kind
+	movl	$\kind, %ecx
+	jmp	vt_stub_doorbell
 .Ldrop\kind:
 	lock incq VT_HDR_DROPPED(%r8)
 	jmp	.Ldone\kind
@@ -447,6 +449,22 @@ vt_stub_return:
 	 * so the guest cannot go on. Stop it where its oops names the stub.
 	 */
 	ud2
+
+	/*
+	 * The doorbell (eax: the ring, r8: its header, edx: the port, ecx: the
+	 * record's kind): on KVM the port write exits and the VMM drains the
+	 * ring; QEMU reports no port write, so its host keeps a breakpoint
+	 * here and drains there, and the write then goes to a port no device
+	 * claims. On a page of its own: QEMU runs every instruction of a page
+	 * that holds a breakpoint as a translation block of its own.
+	 */
+	.balign	4096
+	.globl	vt_stub_doorbell
+vt_stub_doorbell:
+	outl	%eax, %dx
+	testl	%ecx, %ecx
+	jnz	.Lretry1
+	jmp	.Lretry0
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmmtrace boot --host qemu tracing the lean arm64 and riscv64 kernels
- * (vmm/qemu/host-qemu.c behind the tracer), against QEMU's own gdbstub on
- * the same kernel:
+ * vmmtrace boot --host qemu tracing the lean arm64, riscv64 and x86_64
+ * kernels (vmm/qemu/host-qemu.c behind the tracer; x86_64's bzImage, its
+ * stub in RAM kept with memmap=), against QEMU's own gdbstub on the same
+ * kernel:
  *  - the reference: software breakpoints on start_kernel, setup_arch,
  *    trap_init, sched_init and rest_init, run to kernel_init: the order
  *    they are hit in;
@@ -16,7 +17,7 @@
  *    events too, the rings (16 records each on arm64) drained at their
  *    doorbells, the stop waiting for no vCPU inside the stub.
  *
- *   test-qemu-trace [ARCH...]     (default: arm64 and riscv64)
+ *   test-qemu-trace [ARCH...]     (default: arm64, riscv64 and x86_64)
  */
 #include <errno.h>
 #include <libgen.h>
@@ -36,13 +37,14 @@
 static const char *const funcs[NFUNCS] = { "start_kernel", "setup_arch", "trap_init", "sched_init", "rest_init" };
 
 struct tarch {
-	const char *name, *dir;
+	const char *name, *dir, *file;
 	int image_arch;
 };
 
 static const struct tarch tarches[] = {
-	{ "arm64", "lean-arm64", IMAGE_ARCH_ARM64 },
-	{ "riscv64", "lean-riscv64", IMAGE_ARCH_RISCV64 },
+	{ "arm64", "lean-arm64", "Image", IMAGE_ARCH_ARM64 },
+	{ "riscv64", "lean-riscv64", "Image", IMAGE_ARCH_RISCV64 },
+	{ "x86_64", "lean", "bzImage", IMAGE_ARCH_X86_64 },
 };
 
 static char vmmtrace[600], tmpdir[64];
@@ -62,7 +64,7 @@ static int reference(const struct tarch *a, int *order, int *n, struct errbuf *e
 	struct qemu q;
 	int rc;
 
-	snprintf(kernel, sizeof(kernel), "%s/%s/Image", qtest_cache_dir(), a->dir);
+	snprintf(kernel, sizeof(kernel), "%s/%s/%s", qtest_cache_dir(), a->dir, a->file);
 	for (int i = 0; i < NFUNCS; i++)
 		if (!(addr[i] = qtest_sysmap(a->dir, funcs[i])))
 			return err_set(err, ENOENT, "%s is not in the System.map", funcs[i]);
@@ -204,7 +206,7 @@ static void test_arch(const struct tarch *a)
 	unsigned long long events = 0, before = 0, dropped = 1;
 	struct events ev;
 
-	snprintf(image, sizeof(image), "%s/%s/Image", qtest_cache_dir(), a->dir);
+	snprintf(image, sizeof(image), "%s/%s/%s", qtest_cache_dir(), a->dir, a->file);
 	rc = reference(a, order, &n, &e);
 	CHECK(!rc && n == NFUNCS, "%s: QEMU's breakpoints see each of the five once before kernel_init (%d hits; %s)",
 	      a->name, n, e.msg);
@@ -263,7 +265,7 @@ int main(int argc, char **argv)
 
 		if (!qtest_wanted(argc, argv, tarches[i].name))
 			continue;
-		snprintf(image, sizeof(image), "%s/%s/Image", qtest_cache_dir(), tarches[i].dir);
+		snprintf(image, sizeof(image), "%s/%s/%s", qtest_cache_dir(), tarches[i].dir, tarches[i].file);
 		if (access(image, R_OK) || access(vmmtrace, X_OK)) {
 			CHECK(0, "%s: the lean kernel (%s) and vmmtrace (%s) are there", tarches[i].name, image, vmmtrace);
 			continue;

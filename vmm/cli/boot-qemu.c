@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@
 
 #define PANIC_MARK "Kernel panic - not syncing: "
 #define LINE_MAX_BYTES 1024
+/* x86_64: how long the bzImage's decompressor may take under TCG. */
+#define BOOT_ENTRY_WAIT_MS 120000
 
 struct console_watch {
 	int out;			/* where the guest's console goes */
@@ -215,41 +218,69 @@ static int run_loop(struct qhost *h, struct console_watch *w, struct console_inp
 }
 
 /*
+ * Traced, the console has a thread of its own: QEMU's 16550 (x86_64,
+ * riscv64) writes to the socket a byte at a time and, when the socket
+ * does not take one, retries a few times and then drops it. A socket
+ * charges each one-byte write its whole buffer overhead, so a few hundred
+ * bytes left unread fill it, and the thread that drives QEMU waits up to
+ * 20 ms at a time for a gdbstub stop: long enough to lose console output.
+ */
+struct console_reader {
+	pthread_t tid;
+	struct console_watch *w;
+	int con, running;
+};
+
+static void *console_reader_main(void *arg)
+{
+	struct console_reader *r = arg;
+	struct pollfd p = { .fd = r->con, .events = POLLIN };
+
+	while (poll(&p, 1, -1) >= 0 || errno == EINTR)
+		if (p.revents && !console_pump(r->w, r->con))
+			break;	/* the end: QEMU closed its side */
+	return NULL;
+}
+
+/* After QEMU's end: the rest of the console is forwarded, w is this thread's again. */
+static void console_reader_join(struct console_reader *r)
+{
+	if (r->running)
+		pthread_join(r->tid, NULL);
+	r->running = 0;
+}
+
+/*
  * Traced: this thread drives QEMU (host-qemu.h) and the tracer's hooks run
- * on it; the console and signals are looked at between the host's steps,
+ * on it; signals are looked at between the host's steps,
  * and the control socket's changes are served there (it pauses through
  * the host). A signal stops the guest as on KVM, with the trace so far
  * written.
  */
-static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *control, struct console_watch *w,
-		      struct console_input *in, int con, int sfd)
+static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *control, struct console_reader *cr,
+		      struct console_input *in, int sfd)
 {
-	struct pollfd pfd[2] = { { .fd = con, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-	int open = 1, signo = 0, status;
+	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	int signo = 0, status;
 	char line[160];
 
 	while (host_qemu_step(hq, 20) == HOST_QEMU_RUNNING) {
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, 2, 0) > 0) {
-			if (pfd[0].revents)
-				open = console_pump(w, con);
-			if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si) && !signo) {
-				signo = (int)si.ssi_signo;
-				snprintf(line, sizeof(line), "stopped by signal %d (%s)", signo, strsignal(signo));
-				hq->h.ops->stop(&hq->h, HOST_NO_CPU, VM_STOP_SIGNAL, line);
-			}
+		if (poll(&pfd, 1, 0) > 0 && read(sfd, &si, sizeof(si)) == sizeof(si) && !signo) {
+			signo = (int)si.ssi_signo;
+			snprintf(line, sizeof(line), "stopped by signal %d (%s)", signo, strsignal(signo));
+			hq->h.ops->stop(&hq->h, HOST_NO_CPU, VM_STOP_SIGNAL, line);
 		}
-		if (!open)
-			pfd[0].fd = -1;
-		console_input_pump(in, con);
+		console_input_pump(in, cr->con);
 	}
 	status = boot_exit_status(hq->reason, signo);
 	/* Its attached clients end first, their windows' events written. */
 	control_stop(control);
 	/* Stopped here, QEMU is done with: its console's end is then in the socket. */
 	qemu_kill(&hq->q->q);
-	status = console_end(w, con, open, status);
+	console_reader_join(cr);
+	status = console_end(cr->w, cr->con, 0, status);
 	fprintf(stderr, "vmmtrace: %s\n", hq->msg);
 	status = boot_finish_trace(t, hq->msg, status);
 	tracer_summary(t, stderr);
@@ -279,6 +310,50 @@ static int image_head(const char *path, uint8_t *buf, size_t len)
 	if (f)
 		fclose(f);
 	return ok ? 0 : -EIO;
+}
+
+/*
+ * x86_64: QEMU boots the bzImage, whose decompressor runs first. The traced
+ * kernel starts at the vmlinux's entry (startup_64's physical address: the
+ * decompressor jumps there under its identity map, at the link address
+ * when not randomised), where QEMU stops before the tracer places
+ * anything. Returns 0 there, or the run's exit status.
+ */
+static int run_to_kernel(struct qhost *h, const struct elf_image *elf, int sfd)
+{
+	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	uint64_t entry = elf->ehdr->e_entry, waited_ms = 0;
+	struct errbuf err = { "" };
+	struct qhost_stop st;
+	int rc;
+
+	if ((rc = qhost_set_break(h, 1, entry, &err)) || (rc = qhost_resume(h, &err)))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (poll(&pfd, 1, 0) > 0 && read(sfd, &si, sizeof(si)) == sizeof(si))
+			return EXIT_SIGNAL_BASE + (int)si.ssi_signo;
+		rc = qhost_wait(h, 20, &st, &err);
+		if (rc == -ETIMEDOUT && (waited_ms += 20) < BOOT_ENTRY_WAIT_MS)
+			continue;
+		if (rc == -ETIMEDOUT)
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "the kernel's entry (startup_64 at %#llx) was not reached "
+					"in %d s: was it loaded elsewhere (randomised)?", (unsigned long long)entry,
+					BOOT_ENTRY_WAIT_MS / 1000);
+		if (rc == -ECHILD)
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "QEMU ended before the kernel started (its console: "
+					"the bzImage's decompressor)");
+		if (rc)
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+		if (st.pc == entry)
+			break;
+		if ((rc = qhost_resume(h, &err)))	/* QEMU's own stop (a debug exception): go on */
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	}
+	if ((rc = qhost_clear_break(h, 1, entry, &err)))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
+	return 0;
 }
 
 /* The tracer's set-up failed: because QEMU is gone (then that is the line), or as msg says. */
@@ -335,8 +410,32 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 	return rc;
 }
 
-static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
-		       struct console_watch *w, struct console_input *in, int con, int sfd)
+/*
+ * x86_64: the stub's region (its tables, code and rings: 2 MiB, then the
+ * rings in 2 MiB pages, arch/x86_64/stub-map.h) 8 MiB below the top of
+ * RAM under 2 GiB, which QEMU's pc machine always gives as RAM (SeaBIOS
+ * keeps its tables in the top 128 KiB; host-qemu-x86.c checks the
+ * firmware's map before using it); memmap=SIZE$START marks it reserved in
+ * the kernel's E820 map, so the kernel neither allocates it nor maps it
+ * in its direct map.
+ */
+static int x86_region(const struct boot_qemu_opts *o, struct ring_region *rr, char *memmap, size_t len,
+		      struct errbuf *err)
+{
+	uint64_t rings = (o->ncpus * o->tcfg->buffer_size + 4096 + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+	uint64_t top = o->mem < (2ULL << 30) ? o->mem : 2ULL << 30;
+
+	rr->size = (2ULL << 20) + rings;
+	if (rr->size > o->mem / 4)
+		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
+			       o->ncpus);
+	rr->pa = (top - (8ULL << 20) - rr->size) & ~((2ULL << 20) - 1);
+	snprintf(memmap, len, " memmap=%#llx$%#llx", (unsigned long long)rr->size, (unsigned long long)rr->pa);
+	return 0;
+}
+
+static int traced_run(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
+		      struct console_reader *cr, struct console_input *in, int sfd)
 {
 	struct tracer_config tcfg = *o->tcfg;
 	struct errbuf err = { "" };
@@ -346,8 +445,25 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const st
 	uint8_t head[64];
 	int status;
 
-	if (image_head(o->kernel, head, sizeof(head)))
+	if (o->arch == IMAGE_ARCH_X86_64) {
+		/* What the decompressor wrote: the first bytes of the vmlinux's lowest segment. */
+		const struct elf_image *elf = &o->img->elf;
+		const uint8_t *first = NULL;
+		uint64_t low = UINT64_MAX;
+
+		for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
+			if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < low) {
+				low = elf->phdr[i].p_paddr;
+				first = elf_vaddr_ptr(elf, elf->phdr[i].p_vaddr, sizeof(head));
+			}
+		if (!first)
+			return cmd_fail("boot", EXIT_BAD_INPUT, "%s: the vmlinux inside has no first segment", o->kernel);
+		memcpy(head, first, sizeof(head));
+		if ((status = run_to_kernel(h, &o->img->elf, sfd)))
+			return status;
+	} else if (image_head(o->kernel, head, sizeof(head))) {
 		return cmd_fail("boot", EXIT_BAD_INPUT, "cannot read %s", o->kernel);
+	}
 	if (host_qemu_init(&hq, h, o->arch, &o->img->elf, head, sizeof(head), o->kernel, &err))
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	hq.area_pa = rr->pa;
@@ -360,11 +476,26 @@ static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const st
 	} else if (o->control && control_start(&control, &hq.h, t, o->control, o->attach_backlog, &err)) {
 		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	} else {
-		status = run_traced(&hq, t, control, w, in, con, sfd);
+		status = run_traced(&hq, t, control, cr, in, sfd);
 	}
 	qhost_close(h);
 	tracer_destroy(t);
 	host_qemu_destroy(&hq);
+	return status;
+}
+
+static int boot_traced(const struct boot_qemu_opts *o, struct qhost *h, const struct ring_region *rr,
+		       struct console_watch *w, struct console_input *in, int con, int sfd)
+{
+	struct console_reader cr = { .w = w, .con = con };
+	int status;
+
+	if ((errno = pthread_create(&cr.tid, NULL, console_reader_main, &cr)))
+		return cmd_fail("boot", EXIT_FAILURE_RUN, "cannot start the console's thread: %s", strerror(errno));
+	cr.running = 1;
+	status = traced_run(o, h, rr, &cr, in, sfd);
+	qhost_close(h);	/* QEMU's end closes the console: its thread ends */
+	console_reader_join(&cr);
 	return status;
 }
 
@@ -374,7 +505,8 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct console_watch w = { .out = o->console_fd };
 	struct console_input in;
 	struct errbuf err = { "" };
-	char *cmdline = NULL;
+	struct ring_region rr = { "", 0, 0 };
+	char *cmdline = NULL, memmap[64] = "";
 	struct qhost h;
 	int consock[2], sfd, status, rc, nokaslr, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
 
@@ -383,9 +515,6 @@ int boot_qemu(const struct boot_qemu_opts *o)
 						 "(--host qemu) has no --event, --handshake or --flight-recorder yet")
 				      : cmd_fail("boot", EXIT_BAD_INPUT, "%s", "the QEMU host (--host qemu) has no "
 						 "--event, --handshake or --flight-recorder yet (docs/HOSTS.md)");
-	if (traced && o->kvm_missing && o->arch == IMAGE_ARCH_X86_64)
-		return cmd_fail("boot", EXIT_FAILURE_RUN, "cannot open /dev/kvm: an x86_64 kernel is traced by this VMM "
-				"on KVM (--host qemu traces arm64 and riscv64 kernels)");
 	if (!o->loadable)
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s: --host qemu boots an x86_64 bzImage or an arm64 or "
 				"riscv64 Image, not an ELF vmlinux or a compressed Image", o->kernel);
@@ -399,17 +528,24 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	/*
 	 * A traced kernel runs at its link addresses: the slots, the stub and
 	 * the rings are placed by them. arm64 randomises its base from the
-	 * device tree's kaslr-seed or, on QEMU's -cpu max, from RNDR, unless
-	 * told nokaslr, so a traced arm64 boot always gets it.
+	 * device tree's kaslr-seed or, on QEMU's -cpu max, from RNDR, and
+	 * x86_64's decompressor from RDRAND and the TSC, unless told nokaslr,
+	 * so a traced boot of either always gets it. x86_64's stub goes in RAM
+	 * memmap= keeps from the kernel (x86_region).
 	 */
-	nokaslr = traced && o->arch == IMAGE_ARCH_ARM64 && !cmdline_has(o->cmdline_replace ? o->cmdline_replace :
-								       arch->cmdline, o->cmdline_extra, "nokaslr");
-	if (asprintf(&cmdline, "%s%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
-		     o->cmdline_extra, nokaslr ? " nokaslr" : "") < 0)
+	nokaslr = traced && o->arch != IMAGE_ARCH_RISCV64 &&
+		  !cmdline_has(o->cmdline_replace ? o->cmdline_replace : arch->cmdline, o->cmdline_extra, "nokaslr");
+	if (traced && o->arch == IMAGE_ARCH_X86_64 && x86_region(o, &rr, memmap, sizeof(memmap), &err))
+		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+	if (asprintf(&cmdline, "%s%s%s%s", o->cmdline_replace ? o->cmdline_replace : arch->cmdline,
+		     o->cmdline_extra, nokaslr ? " nokaslr" : "", memmap) < 0)
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "out of memory");
 	if (nokaslr && o->verbose)
 		fprintf(stderr, "vmmtrace: traced: nokaslr added to the command line (the tracer places its slots "
 			"at the kernel's link addresses)\n");
+	if (*memmap && o->verbose)
+		fprintf(stderr, "vmmtrace: traced:%s added to the command line (the stub and its rings, kept from "
+			"the kernel)\n", memmap);
 	/* The console both ways: QEMU's serial port is the socket's other end. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, consock)) {
 		free(cmdline);
@@ -421,7 +557,6 @@ int boot_qemu(const struct boot_qemu_opts *o)
 		.cmdline = cmdline, .console_path = NULL, .console_fd = consock[1], .console_socket = 1,
 		.timeout_ms = 10000,
 	};
-	struct ring_region rr = { "", 0, 0 };
 
 	if (traced && o->arch == IMAGE_ARCH_ARM64 && ring_region_dtb(o, &cfg, arch, &rr, &err)) {
 		close(consock[0]);

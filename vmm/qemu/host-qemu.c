@@ -18,10 +18,13 @@
 /* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
 extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
 extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
+extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
 
 /* The stub's page and its doorbell's (guest-stub/<arch>/stub.S). */
 #define STUB_CODE_ROOM 8192
 #define QEMU_RUN_MS 20
+/* x86_64: the return address at a function's entry is on the stack, not in a register. */
+#define RET_ON_STACK UINT32_MAX
 
 /*
  * What differs by guest: the stub, where it and its rings go
@@ -30,7 +33,9 @@ extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
  * ring header the stub holds at its doorbell), and the rate of the counter
  * the stub reads. QEMU 7.2's arm64 generic timer counts at 62.5 MHz
  * (GTIMER_SCALE, 16 ns); its riscv64 virt machine's timebase is 10 MHz
- * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ).
+ * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ); an x86 guest's TSC is the host's
+ * (measured). x86_64 places its stub in a region of its own
+ * (host-qemu-x86.c), not in the image's padding: no code_end.
  */
 struct qguest {
 	const uint8_t *blob, *blob_end;
@@ -49,6 +54,8 @@ struct qguest {
 };
 
 static const struct qguest qguests[] = {
+	[IMAGE_ARCH_X86_64] = { vt_stub_blob, vt_stub_blob_end, NULL, NULL, NULL, NULL, NULL, 0, 7 * 8, RET_ON_STACK,
+				8 * 8, 0, SLOT_ARCH_X86_64 },
 	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end",
 			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { vt_stub_blob_riscv64, vt_stub_blob_riscv64_end, "__init_begin", "_end", "_end",
@@ -289,10 +296,11 @@ static int hq_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
 
-	if (hq->dead || !hq_owns(hq) || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err) ||
-	    qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err))
+	if (hq->dead || !hq_owns(hq) || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err))
 		return -EIO;
-	return 0;
+	if (hq_guest(hq)->ret_off == RET_ON_STACK)
+		return qhost_read_virt_on(hq->q, cpu, *sp, ret, sizeof(*ret), &err) ? -EIO : 0;
+	return qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err) ? -EIO : 0;
 }
 
 /*
@@ -312,7 +320,7 @@ static int hq_read_clock(struct host *h, unsigned cpu, uint64_t *ticks)
 static int hq_clock_khz(struct host *h, uint64_t *khz)
 {
 	*khz = hq_of(h)->clock_khz;
-	return 0;
+	return *khz ? 0 : -EOPNOTSUPP;
 }
 
 static void hq_set_hooks(struct host *h, const struct host_hooks *hooks)
@@ -416,11 +424,38 @@ static int hq_stub_room(struct host *h, const struct elf_image *elf, const struc
 			struct errbuf *err)
 {
 	uint64_t code, data, data_end;
-	int early, rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
+	int early, rc;
 
+	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
+		return host_qemu_x86_room(hq_of(h), bytes, err);
+	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
 	if (!rc)
 		*bytes = data_end - data;
 	return rc;
+}
+
+/*
+ * The stub is in place (rc 0): the image says where its doorbell is, the
+ * block then holds its address, which gets a breakpoint with the guest's
+ * end (machine_restart, _power_off, _halt).
+ */
+static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struct stub_region *r, int rc,
+			  struct errbuf *err)
+{
+	struct vt_stub_config *c = (struct vt_stub_config *)r->code;
+
+	if (rc)
+		return rc;
+	if (c->doorbell_pc <= VT_CFG_SIZE || c->doorbell_pc >= r->code_size)
+		return err_set(err, EINVAL, "the embedded stub has no doorbell (offset %#llx)",
+			       (unsigned long long)c->doorbell_pc);
+	c->doorbell_pc += r->code_va;
+	hq->doorbell = c->doorbell_pc;
+	hq->stub_cfg = r->code;
+	hq->end_bp[0] = hq_sym(syms, "machine_restart");
+	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
+	hq->end_bp[2] = hq_sym(syms, "machine_halt");
+	return hq_sync_breaks(hq, err);
 }
 
 static int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
@@ -429,10 +464,11 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	struct host_qemu *hq = hq_of(h);
 	const struct qguest *g = hq_guest(hq);
 	size_t size = (size_t)(g->blob_end - g->blob);
-	struct vt_stub_config *c;
 	uint64_t code, data, data_end, code_pa, data_pa;
 	int early, rc;
 
+	if (hq->image_arch == IMAGE_ARCH_X86_64)
+		return hq_stub_finish(hq, syms, r, host_qemu_x86_install(hq, elf, syms, data_size, r, err), err);
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
@@ -462,17 +498,6 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	r->data_size = data_size;
 	r->data_must_move = early;
 	r->gpa = code_pa;
-	/* The image says where its doorbell is; the block then holds its address. */
-	c = (struct vt_stub_config *)r->code;
-	if (c->doorbell_pc <= VT_CFG_SIZE || c->doorbell_pc >= size)
-		return err_set(err, EINVAL, "the embedded stub has no doorbell (offset %#llx)",
-			       (unsigned long long)c->doorbell_pc);
-	c->doorbell_pc += code;
-	hq->doorbell = c->doorbell_pc;
-	hq->stub_cfg = r->code;
-	hq->end_bp[0] = hq_sym(syms, "machine_restart");
-	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
-	hq->end_bp[2] = hq_sym(syms, "machine_halt");
 	/* For the rings' later area (hq_rings_area). */
 	if (hq->image_arch == IMAGE_ARCH_ARM64) {
 		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
@@ -485,7 +510,7 @@ static int hq_stub_install(struct host *h, const struct elf_image *elf, const st
 	log_info("qemu: the stub at %#llx (%zu bytes), its rings at %#llx (%llu of %llu bytes)",
 		 (unsigned long long)code, size, (unsigned long long)data, (unsigned long long)data_size,
 		 (unsigned long long)(data_end - data));
-	return hq_sync_breaks(hq, err);
+	return hq_stub_finish(hq, syms, r, 0, err);
 }
 
 /*
@@ -583,9 +608,9 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	uint64_t off, first = UINT64_MAX;
 
 	memset(hq, 0, sizeof(*hq));
-	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64)
-		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes arm64 and riscv64 kernels; "
-			       "an %s one is traced by this VMM on KVM", image_arch_name(image_arch));
+	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64)
+		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64 and riscv64 kernels, "
+			       "not %s", image_arch_name(image_arch));
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
 		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < first)
 			first = elf->phdr[i].p_paddr;
@@ -600,12 +625,14 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	hq->bias = (int64_t)off - (int64_t)first;
 	hq->driver = pthread_self();
 	hq->clock_khz = qguests[image_arch].clock_khz;
+	if (image_arch == IMAGE_ARCH_X86_64 && host_qemu_x86_tsc_khz(&hq->clock_khz))
+		hq->clock_khz = 0;
 	pthread_mutex_init(&hq->lock, NULL);
 	pthread_mutex_init(&hq->pause_lock, NULL);
 	pthread_cond_init(&hq->cond, NULL);
 	hq->h.ops = &host_qemu_ops;
 	hq->h.name = "qemu";
-	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : "time";
+	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : image_arch == IMAGE_ARCH_X86_64 ? "TSC" : "time";
 	hq->h.ncpus = q->ncpus;
 	hq->h.slot_ops = slot_ops_for(qguests[image_arch].slot_arch);
 	hq->h.kernel_path = kernel_path;

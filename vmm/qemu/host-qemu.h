@@ -28,6 +28,7 @@
 #include "vmm/qemu/qhost.h"
 
 struct elf_image;
+struct symtab;
 
 struct host_qemu {
 	struct host h;
@@ -96,6 +97,15 @@ struct host_qemu {
 int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
 		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err);
 void host_qemu_destroy(struct host_qemu *hq);
+
+/*
+ * x86_64 (host-qemu-x86.c): the ring memory the region at area_pa holds,
+ * the stub placed there, the host's TSC rate (an x86 guest's under TCG).
+ */
+int host_qemu_x86_room(const struct host_qemu *hq, uint64_t *bytes, struct errbuf *err);
+int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
+			  uint64_t data_size, struct stub_region *r, struct errbuf *err);
+int host_qemu_x86_tsc_khz(uint64_t *khz);
 
 /* Runs the guest: lets it go (first call) and handles one stop, waiting at most timeout_ms. */
 enum host_qemu_state { HOST_QEMU_RUNNING, HOST_QEMU_ENDED };

@@ -76,8 +76,16 @@ int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char 
 		ADD("-bios");
 		ADD("%s", cfg->bios);
 	}
+	/*
+	 * The pc machine: a CPU per socket. SeaBIOS's MP table names only the
+	 * first CPU of each package, and a kernel without ACPI (the lean one)
+	 * knows its CPUs from that table alone.
+	 */
 	ADD("-smp");
-	ADD("%u", cfg->ncpus);
+	if (!strcmp(cfg->machine, "pc"))
+		ADD("%u,sockets=%u,cores=1,threads=1", cfg->ncpus, cfg->ncpus);
+	else
+		ADD("%u", cfg->ncpus);
 	ADD("-m");
 	ADD("%lluM", (unsigned long long)(cfg->mem_size >> 20));
 	ADD("-object");

@@ -248,13 +248,18 @@ int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len,
 	return rc ? rc : rc2;
 }
 
-int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err)
+int qhost_read_virt_on(struct qhost *h, unsigned cpu, uint64_t va, void *buf, size_t len, struct errbuf *err)
 {
-	int rc = phys_mode(h, 0, err);
+	int rc = cpu < h->ncpus ? phys_mode(h, 0, err) : err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
 
 	if (!rc)
-		rc = gdb_select_thread(&h->q.gdb, h->thread[0], err);
+		rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err);
 	return rc ? rc : gdb_read_mem(&h->q.gdb, va, buf, len, err);
+}
+
+int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err)
+{
+	return qhost_read_virt_on(h, 0, va, buf, len, err);
 }
 
 int qhost_set_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)

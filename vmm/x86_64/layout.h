@@ -38,21 +38,10 @@
 
 /*
  * vmmtrace's guest stub (DESIGN.md §3): VMM memory in the 32-bit hole, never
- * in the E820 map, mapped through level3_kernel_pgt[509], the unused 1 GiB
- * just below the kernel image that every guest page table shares. Code sits
- * at its top, within call rel32 reach of kernel text and modules; the rings
- * at its bottom, in 2 MiB pages.
+ * in the E820 map, laid out and mapped as arch/x86_64/stub-map.h says.
  */
 #define LAYOUT_STUB_GPA       0xe0000000ULL
 #define LAYOUT_STUB_GPA_END   0xfec00000ULL	/* the I/O APIC */
-#define LAYOUT_STUB_PD        0x0000ULL		/* offsets in the region */
-#define LAYOUT_STUB_PT        0x1000ULL
-#define LAYOUT_STUB_CODE      0x10000ULL
-#define LAYOUT_STUB_CODE_MAX  0x10000ULL
-#define LAYOUT_STUB_DATA      0x200000ULL
-#define LAYOUT_STUB_L3_INDEX  509
-#define LAYOUT_STUB_DATA_VA   0xffffffff40000000ULL
-#define LAYOUT_STUB_CODE_VA   0xffffffff7fe00000ULL
 
 /* The smallest guest that makes sense: the kernel plus room to run. */
 #define LAYOUT_MIN_MEM       (64ULL << 20)
