@@ -398,6 +398,8 @@ static void x86_init_and_scan(struct fake *k)
 	CHECK(ours == 2, "scan: 2 slots call the stub (%zu)", ours);
 	CHECK(patch_drop_init(&k->ps) == 1 && k->ps.held == 1 && slot_of(k, F_INIT)->dead,
 	      "the guest frees its init text: fn_init's slot dropped");
+	CHECK(slot_of(k, F_INIT)->clients == 1 && !slot_of(k, F_INIT)->enabled,
+	      "its claim stays (a call the freeing code still makes is routed), its bytes are forgotten");
 	CHECK(patch_drop_init(&k->ps) == 0 && want(k, "fn_init", 0) == 0,
 	      "dropped once; a dead slot cannot be claimed");
 	sync_check(k, "running: the dead slot is never written", 0, 1, 0, 0, 0);

@@ -72,7 +72,7 @@ static void patch_recount(struct patch_set *ps)
 {
 	ps->held = 0;
 	for (size_t i = 0; i < ps->count; i++)
-		ps->held += ps->slots[i].clients != 0;
+		ps->held += ps->slots[i].clients && !ps->slots[i].dead;
 }
 
 uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t *n)
@@ -113,7 +113,7 @@ size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned clien
 
 		if ((s->clients & (1ULL << client)) && (!f || filter_match(f, s->name))) {
 			s->clients &= ~(1ULL << client);
-			n++;
+			n += !s->dead;	/* a forgotten init slot's claim goes too, uncounted */
 		}
 	}
 	patch_recount(ps);
@@ -129,7 +129,7 @@ size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel)
 
 		if (s->clients && (!sel || sel[i])) {
 			s->clients = 0;
-			n++;
+			n += !s->dead;
 		}
 	}
 	patch_recount(ps);
@@ -250,7 +250,6 @@ size_t patch_drop_init(struct patch_set *ps)
 	for (size_t i = 0; i < ps->count; i++)
 		if (ps->slots[i].init && !ps->slots[i].dead) {
 			ps->slots[i].dead = 1;
-			ps->slots[i].clients = 0;
 			ps->slots[i].enabled = 0;
 			n++;
 		}

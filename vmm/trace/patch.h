@@ -30,7 +30,7 @@ struct patch_slot {
 	uint8_t orig[SLOT_MAX_BYTES];	/* as loaded: the compiler's bytes */
 	uint8_t saved[SLOT_MAX_BYTES];	/* what our call replaced */
 	const char *name;		/* function name (in the symtab) */
-	uint64_t clients;		/* bit per client holding it: held when non-zero */
+	uint64_t clients;		/* bit per client holding it: held when non-zero (and not dead) */
 	uint8_t init;			/* in .init.text */
 	uint8_t dead;			/* init text the guest has freed: never write */
 	uint8_t enabled;		/* our call is in place */
@@ -108,7 +108,11 @@ size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel);
 void patch_sync(struct patch_set *ps, struct patch_result *res);
 /* Entering ftrace_init: every held slot back to the compiler's bytes. */
 void patch_restore_all(struct patch_set *ps, struct patch_result *res);
-/* The guest freed its init text: those slots are gone for good. */
+/*
+ * The guest frees its init text: those slots are never written again nor
+ * counted as held, but their claims stay, so that a call the freeing code
+ * still makes (x86_64's e820__reallocate_tables) reaches its clients.
+ */
 size_t patch_drop_init(struct patch_set *ps);
 /*
  * Reads every live slot's bytes back from guest memory: how many hold our

@@ -17,15 +17,23 @@
 #include "vmm/trace/tracer-int.h"
 #include "vmm/util/util.h"
 
+/*
+ * Every slot a client holds routes its events, a forgotten init slot too
+ * (patch_drop_init): x86_64's free_initmem still calls an init function
+ * (e820__reallocate_tables) before it frees them.
+ */
 static struct route_table *routes_build(const struct patch_set *ps)
 {
-	struct route_table *rt = malloc(sizeof(*rt) + (ps->held ? ps->held : 1) * sizeof(rt->r[0]));
+	struct route_table *rt;
+	size_t n = 0;
 
-	if (!rt)
+	for (size_t i = 0; i < ps->count; i++)
+		n += ps->slots[i].clients != 0;
+	if (!(rt = malloc(sizeof(*rt) + (n ? n : 1) * sizeof(rt->r[0]))))
 		return NULL;
 	rt->count = 0;
 	for (size_t i = 0; i < ps->count; i++)	/* slots are sorted by address */
-		if (ps->slots[i].clients && rt->count < ps->held)
+		if (ps->slots[i].clients)
 			rt->r[rt->count++] = (struct route){ ps->slots[i].va, ps->slots[i].clients };
 	return rt;
 }
