@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The lean x86_64 kernel traced under QEMU (--host qemu: QEMU's BIOS and the
+# bzImage's decompressor first, the stub in RAM kept with memmap=, its
+# doorbell a breakpoint), with the test initramfs, on 1 and 2 vCPUs:
+#  - exact counts, lossless: one sysloop per vCPU makes LOOPS getpriority
+#    calls; with --buffer-size 4K (32-record rings, drained at dozens of
+#    doorbells) the trace of __x64_sys_getpriority holds exactly that many
+#    per worker's pid, nothing dropped;
+#  - the ftrace_init hand-off: in the same boot the guest's own function
+#    tracer on __x64_sys_getcpu (which vmmtrace does not hold) records its
+#    event; no "ftrace failed to modify", no WARNING;
+#  - the console arrives whole: every E820 line the kernel prints is well
+#    formed (QEMU's 16550 drops bytes a slow reader leaves in its socket);
+#  - --trace '*' on 2 vCPUs from the first call to the reboot: every event
+#    the summary counts is written, none dropped, e820__reallocate_tables
+#    (an init function free_initmem calls) among them;
+#  - live attach: ATTACH_CYCLES (10) attach/detach cycles on 2 busy vCPUs,
+#    every window exact (attach_check.py), the slots' bytes restored, stop
+#    ends it with 0.
+# tests/kvm/hosts-x86.sh compares this host with the KVM one on one kernel.
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+LOOPS=${LOOPS:-2000}
+CYCLES=${ATTACH_CYCLES:-10}
+here=$(cd "$(dirname "$0")/../e2e" && pwd)
+
+for cpus in 1 2; do
+	name=cpus$cpus
+	timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --cpus "$cpus" --buffer-size 4K --initrd "$INITRAMFS" \
+		--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__x64_sys_getcpu" \
+		--trace __x64_sys_getpriority -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+	rc=$?
+	tr -d '\r' <"$TMPD/$name.out" >"$TMPD/$name.con"
+	echo "INFO: $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
+	check "$cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/$name.con'"
+	# The hand-off step calls getpriority 3 times itself.
+	want=$((cpus * LOOPS + 3))
+	got=$(grep -vc '^#' "$TMPD/$name.txt")
+	check "$cpus vCPU(s): exactly $want getpriority events ($cpus x $LOOPS, and the hand-off step's 3; got $got)" [ "$got" = "$want" ]
+	pids=$(sed -n 's/^VMMTRACE-STEP syscall-loop: worker=.* pid=\([0-9]*\)$/\1/p' "$TMPD/$name.con")
+	check "$cpus vCPU(s): one sysloop per vCPU reported its pid ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
+	for pid in $pids; do
+		n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
+		check "$cpus vCPU(s): sysloop pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+	done
+	check "$cpus vCPU(s): the summary counts them, none dropped, drained at dozens of doorbells" \
+		eval "grep -qE '^vmmtrace: trace: $want events .*; [1-9][0-9]+ doorbells; 0 dropped' '$TMPD/$name.err'"
+	check "$cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
+		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__x64_sys_getcpu .*events=[1-9][0-9]* .*first_func=__x64_sys_getcpu .*ftrace_failed=0 warnings=0' '$TMPD/$name.con' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.con'"
+	check "$cpus vCPU(s): the kernel saw $cpus CPU(s)" grep -q "smp: Brought up 1 node, $cpus CPU" "$TMPD/$name.con"
+	bad=$(grep -E 'BIOS-e820|user: ' "$TMPD/$name.con" |
+		grep -vcE '^\[ *[0-9.]+\] (BIOS-e820|user): \[mem 0x[0-9a-f]{16}-0x[0-9a-f]{16}\] (usable|reserved)$')
+	check "$cpus vCPU(s): the console arrived whole: every E820 line well formed ($bad damaged)" \
+		eval "[ '$bad' = 0 ] && [ \$(grep -cE 'BIOS-e820|user: ' '$TMPD/$name.con') -ge 10 ]"
+done
+
+# --trace '*' from the first call to the reboot, counted as it comes.
+set -o pipefail
+timeout -k 5 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --cpus 2 --initrd "$INITRAMFS" \
+	--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=200 vmmtrace.loop_cpus=2" --trace '*' \
+	--console "$TMPD/all.con" </dev/null 2>"$TMPD/all.err" | grep -v '^#' |
+	awk '{ n++ } / e820__reallocate_tables <-free_initmem$/ { e++ } END { print n + 0, e + 0 }' >"$TMPD/all.n"
+rc=$?
+set +o pipefail
+read -r n e <"$TMPD/all.n"
+echo "INFO: --trace '*': status $rc; $n events written; $(tail -n 1 "$TMPD/all.err")"
+check "--trace '*', 2 vCPUs: /init finished and the guest rebooted: status 0 (got $rc)" \
+	eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/all.con' | grep -q '^VMMTRACE-INIT: done passed=1 failed=0'"
+check "--trace '*', 2 vCPUs: $n events (over a million), every one counted written, none dropped" \
+	eval "[ '$n' -ge 1000000 ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/all.err' && ! grep -q 'not written' '$TMPD/all.err'"
+check "--trace '*': free_initmem's call of an init function is there (e820__reallocate_tables: $e)" [ "$e" = 1 ]
+
+# Live attach on 2 busy vCPUs.
+SOCK=$TMPD/vt.sock
+timeout -k 10 -s INT 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
+	--trace __x64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
+	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=400" 2>"$TMPD/boot.err" &
+vt=$!
+if ! wait_markloop "$TMPD/console" 2 120 "$vt"; then
+	fail "markloop did not start on both vCPUs"; kill "$vt"; tail -5 "$TMPD/console" "$TMPD/boot.err"; finish
+fi
+"$VMMTRACE" status "$SOCK" >"$TMPD/status0" 2>&1
+check "status names the QEMU host" grep -qx "host: qemu" "$TMPD/status0"
+digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
+start=$(date +%s)
+attach_cycles "$SOCK" "$CYCLES" __x64_sys_
+echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
+attach_cycles_check "$SOCK" "$digest0" "$vt"
+if python3 "$here/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
+	cat "$TMPD/check"
+else
+	head -20 "$TMPD/check"
+	grep -q '^FAIL' "$TMPD/check" || fail "attach_check.py failed"
+fi
+check "markloop ran on both vCPUs (markers on CPUs [0, 1])" grep -qF "marker events on CPUs [0, 1]" "$TMPD/check"
+check "the windows held events" grep -qE '^INFO: [0-9]+ windows, [1-9][0-9]* with events' "$TMPD/check"
+finish
