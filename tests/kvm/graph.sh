@@ -21,12 +21,14 @@
 #  - the attach window's blocks close or are listed as still running at the
 #    detach, and the calls still in flight then return without harm (the
 #    second syscall-loop passes).
+# GRAPH_HOST=qemu runs it all on the QEMU host (tests/qemu/graph-qemu.sh).
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
 require_file "$LEAN_DIR/vmlinux.btf"
 require_file "$INITRAMFS"
-require_kvm
+HOST=${GRAPH_HOST:-kvm}
+[ "$HOST" = qemu ] || require_kvm
 
 LOOPS=20
 ROUNDS=$LOOPS	# argcall's rounds: vmmtrace.loops too
@@ -37,7 +39,7 @@ args=(--graph --retval)
 for f in $funcs; do args+=(--trace "$f"); done
 mkfifo "$TMPD/in"
 start=$(date +%s)
-timeout -k 10 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --initrd "$INITRAMFS" --cpus 2 "${args[@]}" \
+timeout -k 10 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host "$HOST" --initrd "$INITRAMFS" --cpus 2 "${args[@]}" \
 	--control "$SOCK" -o "$TMPD/graph.txt" --console "$TMPD/console" \
 	--cmdline "vmmtrace.steps=syscall-loop,arg-calls,wait-host,syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" \
 	<"$TMPD/in" 2>"$TMPD/err" &
@@ -75,15 +77,37 @@ graph_check() {
 	function key(cpu) { return (cpu in task) ? task[cpu] : "first-on-cpu" cpu }
 	# A task is its pid: its comm changes at exec (kernel_init returns as init-1).
 	function pid_of(s) { sub(/.*-/, "", s); return "pid" s }
+	# A return at depth d (its line: text, duration) closes task k s top block.
+	function close_block(k, depth, text, dur, line,   name) {
+		closed++
+		if (!n[k]) { print "a return with no open block in " k ": " line; return }
+		if (dp[k, n[k]] != depth) print "depth " depth " closes a block opened at " dp[k, n[k]] " in " k ": " line
+		if (match(text, /^\} \/\* [^ ]+/)) {
+			name = substr(text, 6, RLENGTH - 5)
+			if (name != st[k, n[k]]) print "block " st[k, n[k]] " closed as " name " in " k
+		}
+		# Printed durations are cut, to 1 us at most (7 digits): allow that much.
+		if (dur + 1 < kids[k, n[k]]) print "duration " dur " under its children s " kids[k, n[k]] ": " line
+		n[k]--
+		if (n[k]) kids[k, n[k]] += dur
+	}
 	/^ -+$/ { next }
 	/^#/ || /^$/ { next }
 	# " 1)   bash-1234    =>   kworker-7   ": the task that runs on a CPU from here on.
 	/=>/ {
 		cpu = $1; sub(/\)/, "", cpu)
 		prev = pid_of($2); next_ = pid_of($4)
-		if (!(cpu in task) && ("first-on-cpu" cpu) in n) {
-			# The CPU s first task now has a name: its open blocks go on that task s.
-			k = "first-on-cpu" cpu
+		k = "first-on-cpu" cpu
+		if (!(cpu in task)) {
+			# The CPU s first task now has a name. Its returns that found no
+			# block open on this CPU close blocks it opened on another (it
+			# migrated); they came while none was open here, so before the
+			# blocks still open here, which then go on that task s.
+			for (i = 1; i <= np[k]; i++)
+				close_block(prev, pd[k, i], pt[k, i], pu[k, i], pl[k, i])
+			delete np[k]
+		}
+		if (!(cpu in task) && k in n) {
 			for (i = 1; i <= n[k]; i++) {
 				j = ++n[prev]
 				st[prev, j] = st[k, i]; dp[prev, j] = dp[k, i]; kids[prev, j] = kids[k, i]
@@ -110,23 +134,21 @@ graph_check() {
 			n[k]++; st[k, n[k]] = text; dp[k, n[k]] = depth; kids[k, n[k]] = 0
 			sub(/\(\) \{$/, "", st[k, n[k]])
 		} else if (text ~ /^\}/) {
-			closed++
-			if (!n[k]) { print "a return with no open block in " k ": " $0; next }
-			if (dp[k, n[k]] != depth) print "depth " depth " closes a block opened at " dp[k, n[k]] " in " k ": " $0
-			if (match(text, /^\} \/\* [^ ]+/)) {
-				name = substr(text, 6, RLENGTH - 5)
-				if (name != st[k, n[k]]) print "block " st[k, n[k]] " closed as " name " in " k
+			if (!n[k] && !(cpu in task)) {
+				# The CPU s task is not named yet: kept until it is.
+				j = ++np[k]
+				pd[k, j] = depth; pt[k, j] = text; pu[k, j] = dur; pl[k, j] = $0
+				next
 			}
-			# Printed durations are cut, to 1 us at most (7 digits): allow that much.
-			if (dur + 1 < kids[k, n[k]]) print "duration " dur " under its children s " kids[k, n[k]] ": " $0
-			n[k]--
-			if (n[k]) kids[k, n[k]] += dur
+			close_block(k, depth, text, dur, $0)
 		} else if (text ~ /\(\);/) {
 			leaves++
 			if (n[k]) kids[k, n[k]] += dur
 		}
 	}
 	END {
+		for (k in np)
+			for (i = 1; i <= np[k]; i++) { closed++; print "a return with no open block in " k ": " pl[k, i] }
 		left = 0
 		for (k in n) left += n[k]
 		if (left != open_end) print left " blocks left open, " open_end " listed as still running"

@@ -99,7 +99,7 @@ check "--event under QEMU: status 2, one line (got $rc: $(cat "$TMPD/event.err")
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/event.err') = 1 ] && grep -q 'the QEMU host (--host qemu) has no --event' '$TMPD/event.err'"
 boot graph "$A64" --trace start_kernel --graph
 check "--graph under QEMU: status 2, one line (got $rc: $(cat "$TMPD/graph.err"))" \
-	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/graph.err') = 1 ] && grep -q 'qemu host.s stub does not hook returns' '$TMPD/graph.err'"
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/graph.err') = 1 ] && grep -q 'qemu host.s stub for arm64 kernels does not hook returns' '$TMPD/graph.err'"
 boot x86room "$LEAN_BZIMAGE" --host qemu --trace start_kernel --mem 64M --buffer-size 16M
 check "an x86_64 kernel traced under QEMU, its rings more than a quarter of --mem: status 2, one line (got $rc: $(cat "$TMPD/x86room.err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/x86room.err') = 1 ] && grep -q 'rings take more than a quarter of --mem' '$TMPD/x86room.err'"

@@ -422,7 +422,8 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 static int x86_region(const struct boot_qemu_opts *o, struct ring_region *rr, char *memmap, size_t len,
 		      struct errbuf *err)
 {
-	uint64_t rings = (o->ncpus * o->tcfg->buffer_size + 4096 + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+	uint64_t rings = (o->ncpus * o->tcfg->buffer_size + 4096 + TRACER_SHADOW_BYTES + (2ULL << 20) - 1) &
+			 ~((2ULL << 20) - 1);
 	uint64_t top = o->mem < (2ULL << 30) ? o->mem : 2ULL << 30;
 
 	rr->size = (2ULL << 20) + rings;

@@ -22,6 +22,7 @@
  * stub's data, touched only by a trace that hooks returns.
  */
 #define TRACE_SHADOW_TABLES 1024
+_Static_assert(TRACE_SHADOW_TABLES * VT_SHADOW_SIZE == TRACER_SHADOW_BYTES, "shadow stacks' size");
 
 static atomic_ulong rcu_registrations;
 
@@ -143,12 +144,13 @@ static uint64_t tracer_text_symbol(struct tracer *t, const char *name)
 static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
 {
 	uint64_t hdr_bytes, ring_bytes, rings_end, n = t->cfg.buffer_size / VT_REC_SIZE, room = UINT64_MAX;
-	uint64_t shadow = t->host->graph ? TRACE_SHADOW_TABLES * (uint64_t)VT_SHADOW_SIZE : 0;
+	uint64_t shadow = t->host->graph ? TRACER_SHADOW_BYTES : 0;
 	struct vt_stub_config *c;
 	int rc;
 
 	if (t->cfg.graph && !t->host->graph)
-		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub does not hook returns yet", t->host->name);
+		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub for %s kernels does not hook returns yet",
+			       t->host->name, image_arch_name(img->arch));
 	t->nrecords = TRACE_MIN_RECORDS;
 	while (t->nrecords * 2 <= n)
 		t->nrecords *= 2;
@@ -158,6 +160,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 		/* A host with little room for rings (QEMU: padding of the image): as many records as fit. */
 		if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
 			return rc;
+		room = room > shadow ? room - shadow : 0;	/* the shadow stacks come first */
 		hdr_bytes = (uint64_t)t->nrings * VT_HDR_SIZE;
 		while (t->nrecords > TRACE_MIN_SMALL_RECORDS &&
 		       hdr_bytes + t->nrings * t->nrecords * VT_REC_SIZE > room)
