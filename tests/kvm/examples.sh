@@ -1,34 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The scripts in examples/ are what users copy first: each must run as it is
-# and print what its comment promises. Runs them on the lean kernel (about a
-# minute in all on this project's hosts).
+# and print what its comment promises. Runs those that need KVM on the lean
+# kernel (about a minute in all on this project's hosts); symbols.sh,
+# boot-trace.sh and arm64-qemu.sh run in tests/qemu/examples-qemu.sh.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
 require_kvm
 EX=$TOP/examples
-
-# symbols.sh: no boot; start_kernel and setup_arch found, and vfs_read's slot
-# as the compiler left it (call __fentry__, e8 rel32).
-VMMTRACE=$VMMTRACE "$EX/symbols.sh" "$LEAN_BZIMAGE" >"$TMPD/symbols.out" 2>"$TMPD/symbols.err"
-rc=$?
-check "symbols.sh: status 0 (got $rc)" [ "$rc" = 0 ]
-check "symbols.sh: start_kernel is a text symbol" grep -qE '^ffffffff[0-9a-f]{8} T start_kernel$' "$TMPD/symbols.out"
-check "symbols.sh: setup_arch is a text symbol" grep -qE '^ffffffff[0-9a-f]{8} T setup_arch$' "$TMPD/symbols.out"
-check "symbols.sh: five vfs_* symbols" [ "$(grep -cE ' [Tt] vfs_' "$TMPD/symbols.out")" = 5 ]
-check "symbols.sh: vfs_read's slot is call __fentry__" grep -qE '^ffffffff[0-9a-f]{8} vfs_read e8( [0-9a-f]{2}){4} ' "$TMPD/symbols.out"
-
-# boot-trace.sh: exactly the four functions, once each, in boot order, and
-# the summary splits them around ftrace_init.
-VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/boot-trace.sh" "$LEAN_BZIMAGE" >"$TMPD/boot.out" 2>"$TMPD/boot.err"
-rc=$?
-check "boot-trace.sh: status 0 (got $rc)" [ "$rc" = 0 ]
-check "boot-trace.sh: start_kernel, setup_arch, trap_init, sched_init in that order" \
-	[ "$(trace_funcs "$TMPD/boot.out" | tr '\n' ' ')" = "start_kernel setup_arch trap_init sched_init " ]
-check "boot-trace.sh: stopped at rest_init" grep -q "stopped at rest_init (--stop-at)" "$TMPD/boot.err"
-check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
-	grep -q "trace: 4 events (3 before ftrace_init, 1 after); 4 slots held; .* 0 dropped" "$TMPD/boot.err"
 
 # handshake.sh: no trace on stdout, the table on stderr with kvm-clock on
 # from kvmclock_init, stopped at populate_rootfs.

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The examples that need no KVM (examples/arm64-qemu.sh) run as they are
-# and print what their comments promise; tests/kvm/examples.sh runs the rest.
+# The examples that need no KVM run as they are and print what their
+# comments promise: arm64-qemu.sh, and symbols.sh and boot-trace.sh on the
+# lean x86_64 kernel, whose boot runs on KVM where /dev/kvm opens and under
+# QEMU elsewhere (vmmtrace's default host); tests/kvm/examples.sh runs the
+# rest.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$VMMTRACE_CACHE/lean-arm64/Image"
+require_file "$LEAN_BZIMAGE"
+EX=$TOP/examples
 VMMTRACE=$VMMTRACE timeout -k 5 120 "$TOP/examples/arm64-qemu.sh" >"$TMPD/a64.out" 2>"$TMPD/a64.err"
 rc=$?
 check "arm64-qemu.sh: status 0 (got $rc)" [ "$rc" = 0 ]
@@ -18,4 +23,25 @@ check "arm64-qemu.sh: stopped at kernel_init, the summary on stderr" \
 	eval "grep -q '^vmmtrace: stopped at kernel_init (--stop-at)' '$TMPD/a64.err' && grep -q '^vmmtrace: trace: .* 0 dropped' '$TMPD/a64.err'"
 check "arm64-qemu.sh: the boot ended in the kernel's panic, status 3" grep -qx '### exit status 3 (3: the guest kernel panicked)' "$TMPD/a64.out"
 check "arm64-qemu.sh: the panic line on stderr" grep -q '^vmmtrace: guest kernel panic: No working init found' "$TMPD/a64.err"
+
+# symbols.sh: no boot; start_kernel and setup_arch found, and vfs_read's slot
+# as the compiler left it (call __fentry__, e8 rel32).
+VMMTRACE=$VMMTRACE "$EX/symbols.sh" "$LEAN_BZIMAGE" >"$TMPD/symbols.out" 2>"$TMPD/symbols.err"
+rc=$?
+check "symbols.sh: status 0 (got $rc)" [ "$rc" = 0 ]
+check "symbols.sh: start_kernel is a text symbol" grep -qE '^ffffffff[0-9a-f]{8} T start_kernel$' "$TMPD/symbols.out"
+check "symbols.sh: setup_arch is a text symbol" grep -qE '^ffffffff[0-9a-f]{8} T setup_arch$' "$TMPD/symbols.out"
+check "symbols.sh: five vfs_* symbols" [ "$(grep -cE ' [Tt] vfs_' "$TMPD/symbols.out")" = 5 ]
+check "symbols.sh: vfs_read's slot is call __fentry__" grep -qE '^ffffffff[0-9a-f]{8} vfs_read e8( [0-9a-f]{2}){4} ' "$TMPD/symbols.out"
+
+# boot-trace.sh: exactly the four functions, once each, in boot order, and
+# the summary splits them around ftrace_init.
+VMMTRACE=$VMMTRACE timeout -k 5 300 "$EX/boot-trace.sh" "$LEAN_BZIMAGE" >"$TMPD/boot.out" 2>"$TMPD/boot.err"
+rc=$?
+check "boot-trace.sh: status 0 (got $rc)" [ "$rc" = 0 ]
+check "boot-trace.sh: start_kernel, setup_arch, trap_init, sched_init in that order" \
+	[ "$(trace_funcs "$TMPD/boot.out" | tr '\n' ' ')" = "start_kernel setup_arch trap_init sched_init " ]
+check "boot-trace.sh: stopped at rest_init" grep -q "stopped at rest_init (--stop-at)" "$TMPD/boot.err"
+check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
+	grep -q "trace: 4 events (3 before ftrace_init, 1 after); 4 slots held; .* 0 dropped" "$TMPD/boot.err"
 finish
