@@ -418,6 +418,27 @@ int gdb_wait_stop(struct gdb *g, int timeout_ms, struct gdb_stop *st, struct err
 	}
 }
 
+int gdb_wait_stop_wake(struct gdb *g, int timeout_ms, int wake_fd, struct gdb_stop *st, struct errbuf *err)
+{
+	struct pollfd pfd[2] = { { .fd = g->fd, .events = POLLIN }, { .fd = wake_fd, .events = POLLIN } };
+	uint64_t v;
+	int rc;
+
+	if (wake_fd >= 0 && !g->in_len) {
+		do
+			rc = poll(pfd, 2, timeout_ms);
+		while (rc < 0 && errno == EINTR);
+		if (rc < 0)
+			return err_set(err, errno, "gdbstub: poll: %s", strerror(errno));
+		if (!pfd[0].revents) {
+			if (pfd[1].revents && read(wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				return err_set(err, errno, "gdbstub: the wake-up's read: %s", strerror(errno));
+			return err_set(err, ETIMEDOUT, "gdbstub: no stop yet");
+		}
+	}
+	return gdb_wait_stop(g, timeout_ms, st, err);
+}
+
 int gdb_interrupt(struct gdb *g, struct gdb_stop *st, struct errbuf *err)
 {
 	int rc = write_all(g->fd, "\003", 1, err);

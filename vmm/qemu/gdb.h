@@ -59,6 +59,8 @@ int gdb_continue(struct gdb *g, struct errbuf *err);
 int gdb_interrupt(struct gdb *g, struct gdb_stop *st, struct errbuf *err);
 /* After gdb_continue: waits up to timeout_ms for the guest to stop (-ETIMEDOUT: it did not). */
 int gdb_wait_stop(struct gdb *g, int timeout_ms, struct gdb_stop *st, struct errbuf *err);
+/* The same, but a readable wake_fd (drained) ends the wait early too, as a timeout (-ETIMEDOUT). */
+int gdb_wait_stop_wake(struct gdb *g, int timeout_ms, int wake_fd, struct gdb_stop *st, struct errbuf *err);
 
 /* Guest-virtual memory, as the selected vCPU sees it. */
 int gdb_read_mem(struct gdb *g, uint64_t addr, void *buf, size_t len, struct errbuf *err);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,7 +23,7 @@ extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
 
 /* The stub's page and its doorbell's (guest-stub/<arch>/stub.S). */
 #define STUB_CODE_ROOM 8192
-#define QEMU_RUN_MS 20
+#define QEMU_LET_RUN_MS 1
 /* x86_64: the return address at a function's entry is on the stack, not in a register. */
 #define RET_ON_STACK UINT32_MAX
 
@@ -99,6 +100,15 @@ static int hq_gone(struct host_qemu *hq, int rc)
 	return hq->dead;
 }
 
+/* The driver's wait for a stop ends at once: another thread asked it something. */
+static void hq_wake(struct host_qemu *hq)
+{
+	uint64_t one = 1;
+
+	if (hq->wake_fd >= 0 && write(hq->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_warn("qemu: cannot wake the driving thread: %s", strerror(errno));
+}
+
 static void hq_request_stop(struct host *h, enum vm_stop_reason reason, const char *msg)
 {
 	struct host_qemu *hq = hq_of(h);
@@ -130,6 +140,7 @@ static void hq_stop(struct host *h, int self, enum vm_stop_reason reason, const 
 			snprintf(hq->ask_msg, sizeof(hq->ask_msg), "%s", msg);
 		}
 		pthread_mutex_unlock(&hq->lock);
+		hq_wake(hq);
 		return;
 	}
 	if (hq->hooks.stop && !atomic_load(&hq->stopping))
@@ -155,6 +166,7 @@ static uint64_t hq_pause(struct host *h, int self)
 	pthread_mutex_lock(&hq->pause_lock);
 	pthread_mutex_lock(&hq->lock);
 	hq->pause_want = 1;
+	hq_wake(hq);
 	while (!atomic_load(&hq->handed) && !hq->closed && !hq->pause_failed)
 		pthread_cond_wait(&hq->cond, &hq->lock);
 	if (atomic_load(&hq->handed))
@@ -217,7 +229,11 @@ static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns
 	 * caller wants it not to be.
 	 */
 	do {
-		int rc = qhost_let_run(hq->q, mask, (unsigned)((end - util_now_ns()) / 1000000) + 1, &st, &err);
+		/*
+		 * A moment: a TCG vCPU finishes a record in microseconds, and the
+		 * caller asks again while one is still inside the stub.
+		 */
+		int rc = qhost_let_run(hq->q, mask, QEMU_LET_RUN_MS, &st, &err);
 
 		if (!rc && st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell)
 			rc = hq_doorbell(hq, &st, &err);
@@ -608,6 +624,7 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	uint64_t off, first = UINT64_MAX;
 
 	memset(hq, 0, sizeof(*hq));
+	hq->wake_fd = -1;
 	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64)
 		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64 and riscv64 kernels, "
 			       "not %s", image_arch_name(image_arch));
@@ -620,6 +637,9 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 			break;
 	if (first == UINT64_MAX || !hlen || off + hlen > q->q.ram_size)
 		return err_set(err, ENOENT, "qemu: the kernel image is not in guest RAM");
+	hq->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (hq->wake_fd < 0)
+		return err_set(err, errno, "eventfd: %s", strerror(errno));
 	hq->q = q;
 	hq->image_arch = image_arch;
 	hq->bias = (int64_t)off - (int64_t)first;
@@ -647,6 +667,9 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 
 void host_qemu_destroy(struct host_qemu *hq)
 {
+	if (hq->wake_fd >= 0)
+		close(hq->wake_fd);
+	hq->wake_fd = -1;
 	pthread_cond_destroy(&hq->cond);
 	pthread_mutex_destroy(&hq->pause_lock);
 	pthread_mutex_destroy(&hq->lock);
@@ -771,7 +794,7 @@ static enum host_qemu_state hq_step(struct host_qemu *hq, int timeout_ms)
 			return HOST_QEMU_ENDED;
 		}
 	}
-	rc = qhost_wait(hq->q, timeout_ms, &st, &err);
+	rc = qhost_wait_wake(hq->q, timeout_ms, hq->wake_fd, &st, &err);
 	if (rc == -ETIMEDOUT)
 		return HOST_QEMU_RUNNING;
 	if (rc == -ECHILD) {

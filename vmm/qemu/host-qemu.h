@@ -63,6 +63,8 @@ struct host_qemu {
 	 */
 	pthread_mutex_t pause_lock;
 	pthread_cond_t cond;
+	/* Written when another thread asks something of the driver: its wait for a stop ends at once. */
+	int wake_fd;
 	int pause_want, closed, pause_failed;
 	atomic_int handed;
 	pthread_t holder;

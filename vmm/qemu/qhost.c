@@ -145,20 +145,25 @@ int qhost_pause(struct qhost *h, struct qhost_stop *st, struct errbuf *err)
 	return rc;
 }
 
-int qhost_wait(struct qhost *h, int timeout_ms, struct qhost_stop *st, struct errbuf *err)
+int qhost_wait_wake(struct qhost *h, int timeout_ms, int wake_fd, struct qhost_stop *st, struct errbuf *err)
 {
 	struct gdb_stop gs;
 	int rc;
 
 	if (!h->running)
 		return err_set(err, EINVAL, "qemu: waiting for a stop while stopped");
-	rc = gdb_wait_stop(&h->q.gdb, timeout_ms, &gs, err);
+	rc = gdb_wait_stop_wake(&h->q.gdb, timeout_ms, wake_fd, &gs, err);
 	if (rc == -ECONNRESET || rc == -EPIPE) {
 		h->exited = 1;
 		h->running = 0;
 		return -ECHILD;
 	}
 	return rc ? rc : took_stop(h, &gs, st, err);
+}
+
+int qhost_wait(struct qhost *h, int timeout_ms, struct qhost_stop *st, struct errbuf *err)
+{
+	return qhost_wait_wake(h, timeout_ms, -1, st, err);
 }
 
 int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_stop *st,

@@ -66,6 +66,8 @@ int qhost_pause(struct qhost *h, struct qhost_stop *st, struct errbuf *err);
  * running); -ECHILD: QEMU ended (h->exited).
  */
 int qhost_wait(struct qhost *h, int timeout_ms, struct qhost_stop *st, struct errbuf *err);
+/* The same, ended early (-ETIMEDOUT) when wake_fd turns readable (it is drained). */
+int qhost_wait_wake(struct qhost *h, int timeout_ms, int wake_fd, struct qhost_stop *st, struct errbuf *err);
 /*
  * While paused: lets only the vCPUs in mask (bit i: vCPU i) run for
  * run_ms, the others staying stopped, then stops them again. A vCPU of
