@@ -15,10 +15,9 @@
 #include "vmm/image/kallsyms.h"
 #include "vmm/image/sysmap.h"
 
-/* The symbol a raw Image's first byte is, by vmlinux's own .symtab. */
-static uint64_t first_byte_symbol(const struct kernel_image *vm, enum image_arch arch)
+/* A symbol's address by vmlinux's own .symtab (0: none). */
+static uint64_t vmlinux_symbol(const struct kernel_image *vm, const char *name)
 {
-	const char *name = arch == IMAGE_ARCH_ARM64 ? "_text" : "_start";
 	const struct symbol *s;
 	struct symtab tab;
 	struct errbuf err;
@@ -88,7 +87,8 @@ static void test_lean(const char *sub, enum image_arch arch)
 		image_close(&raw);
 		return;
 	}
-	first = first_byte_symbol(&vm, arch);
+	/* The symbol a raw Image's first byte is. */
+	first = vmlinux_symbol(&vm, arch == IMAGE_ARCH_ARM64 ? "_text" : "_start");
 	CHECK(raw.arch == arch && raw.is_raw && vm.arch == arch && !vm.is_raw,
 	      "lean %s: Image and vmlinux read as %s", sub + 5, image_arch_name(arch));
 	CHECK(first && raw.elf.phdr->p_vaddr == first && raw.elf.ehdr->e_entry == first,
@@ -103,6 +103,14 @@ static void test_lean(const char *sub, enum image_arch arch)
 	      !memcmp(a.names, b.names, a.names_size),
 	      "lean %s: kallsyms from the Image equals kallsyms from vmlinux (%zu symbols)%s%s",
 	      sub + 5, a.count, err.msg[0] ? ": " : "", err.msg);
+	if (arch == IMAGE_ARCH_ARM64) {
+		/* cpu_number from the code that reads it, against vmlinux's own symbol. */
+		uint64_t want = vmlinux_symbol(&vm, "cpu_number");
+
+		CHECK(want && raw.recovered.cpu_number == want,
+		      "lean arm64: cpu_number found from the code that reads it, at %#llx as vmlinux says (%#llx)",
+		      (unsigned long long)raw.recovered.cpu_number, (unsigned long long)want);
+	}
 	symtab_destroy(&a);
 	symtab_destroy(&b);
 	image_close(&vm);
@@ -124,6 +132,13 @@ static int arm64_entry_insn(const uint8_t *p)
  * at a text symbol's first byte; __init_end follows __rela_end within
  * 64 KiB; _end is where the synthetic ELF's memory ends.
  */
+static uint64_t sym_or_0(const struct symtab *tab, const char *name)
+{
+	const struct symbol *s = symtab_find_name(tab, name);
+
+	return s ? s->addr : 0;
+}
+
 static void check_recovered(const struct kernel_image *img, const struct symtab *tab)
 {
 	uint64_t a = img->recovered.start_mcount_loc, b = img->recovered.stop_mcount_loc;
@@ -148,6 +163,11 @@ static void check_recovered(const struct kernel_image *img, const struct symtab 
 	      "Debian arm64: __rela_start %#llx, __rela_end %#llx, __init_end %#llx, _end %#llx",
 	      (unsigned long long)img->recovered.rela_start, (unsigned long long)img->recovered.rela_end,
 	      (unsigned long long)img->recovered.init_end, (unsigned long long)img->recovered.end);
+	/* In the per-CPU section, which 6.1 links into the init data before the relocations. */
+	CHECK(img->recovered.cpu_number > sym_or_0(tab, "__init_begin") &&
+	      img->recovered.cpu_number < img->recovered.rela_start && !(img->recovered.cpu_number & 3),
+	      "Debian arm64: cpu_number from the code that reads it, at %#llx in the init data",
+	      (unsigned long long)img->recovered.cpu_number);
 }
 
 /*

@@ -396,6 +396,10 @@ static void raw_recovered(struct kernel_image *img, const struct raw_header *h, 
 	uint64_t init_end, at;
 
 	memset(&img->recovered, 0, sizeof(img->recovered));
+	/* Per-CPU data lies in the image after its text (arm64: in the init data). */
+	if (h->arch == IMAGE_ARCH_ARM64 && v->text_hi <= v->base + size)
+		img->recovered.cpu_number = image_a64_cpu_number(d + (v->text_lo - v->base), v->text_hi - v->text_lo,
+								 v->text_lo, v->text_hi, v->base + size);
 	if (!v->relocations)
 		return;
 	img->recovered.rela_start = v->found.rela_start;
@@ -480,6 +484,7 @@ int image_add_recovered(const struct kernel_image *img, struct symtab *tab)
 		{ "__stop_mcount_loc", img->recovered.stop_mcount_loc },
 		{ "__rela_start", img->recovered.rela_start }, { "__rela_end", img->recovered.rela_end },
 		{ "__init_end", img->recovered.init_end }, { "_end", img->recovered.end },
+		{ "cpu_number", img->recovered.cpu_number },
 	};
 	int added = 0;
 

@@ -44,4 +44,11 @@ struct image_reloc_found {
 int image_reloc_arm64(uint8_t *d, size_t size, uint64_t relbase_off, uint64_t lowest_off,
 		      uint64_t *base, size_t *applied, struct image_reloc_found *found, struct errbuf *err);
 
+/*
+ * arm64 (a64-percpu.c): cpu_number's address, the one most 32-bit loads
+ * relative to tpidr_el1 in text (len bytes at text_va) use, within
+ * [lo, hi); 0 when none stands out.
+ */
+uint64_t image_a64_cpu_number(const uint8_t *text, size_t len, uint64_t text_va, uint64_t lo, uint64_t hi);
+
 #endif

@@ -43,10 +43,12 @@ struct kernel_image {
 	 * table's (__rela_start, __rela_end), __init_end (__rela_end rounded
 	 * up to the 64 KiB SEGMENT_ALIGN, where 6.1's linker script puts it,
 	 * if the file holds zeros up to there) and _end (the header's
-	 * image_size).
+	 * image_size); and from its code, cpu_number (a64-percpu.c; any
+	 * arm64 Image).
 	 */
 	struct {
 		uint64_t start_mcount_loc, stop_mcount_loc, rela_start, rela_end, init_end, end;
+		uint64_t cpu_number;
 	} recovered;
 	const uint8_t *setup;		/* bzImage: boot sector + setup, else NULL */
 	size_t setup_size;
