@@ -54,11 +54,12 @@
 #define VT_CFG_STACK_SIZE       152	/* the kernel stack's size (THREAD_SIZE) */
 #define VT_CFG_RETURN           160	/* guest VA of vt_stub_return (set by the host) */
 /*
- * arm64 and riscv64 (issue 12): the guest VA of vt_stub_doorbell, where the
- * host keeps a breakpoint (the image holds its offset until the host fills
- * the block). There VT_CFG_CUR_OFF other than -1 means "the current task is
- * in the arch's register" (arm64: sp_el0), and VT_CFG_CPU_OFF is the address
- * of cpu_number, to which the CPU's per-CPU offset (tpidr_el1) is added.
+ * The guest VA of vt_stub_doorbell, where the QEMU host keeps a breakpoint
+ * (the image holds its offset until the host fills the block; the stub
+ * never reads it). On arm64 and riscv64 (issue 12) VT_CFG_CUR_OFF other
+ * than -1 means "the current task is in the arch's register" (arm64:
+ * sp_el0), and VT_CFG_CPU_OFF is the address of cpu_number, to which the
+ * CPU's per-CPU offset (tpidr_el1) is added.
  */
 #define VT_CFG_DOORBELL_PC      168
 #define VT_CFG_SIZE             256	/* the entry point follows the block */

@@ -32,6 +32,9 @@ cfg:
 	/* Until the host fills the block: where vt_stub_return lies in this image. */
 	.quad	vt_stub_return - vt_stub_image
 	/* ... and vt_stub_doorbell (VT_CFG_DOORBELL_PC follows VT_CFG_RETURN). */
+.if VT_CFG_DOORBELL_PC != VT_CFG_RETURN + 8
+	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
+.endif
 	.quad	vt_stub_doorbell - vt_stub_image
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 

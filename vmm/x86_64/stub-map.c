@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "arch/x86_64/stub-map.h"
+#include "proto/trace.h"
 #include "vmm/x86_64/layout.h"
 #include "vmm/x86_64/regs.h"
 #include "vmm/image/elf.h"
@@ -66,6 +67,8 @@ int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct s
 	r->data_va = X86_STUB_DATA_VA;
 	r->data_size = data_size;
 	memcpy(r->code, vt_stub_blob, code_size);
+	/* The block holds the doorbell's address, as on every host (KVM answers the port write, not it). */
+	((struct vt_stub_config *)r->code)->doorbell_pc += r->code_va;
 	l3e = x86_stub_map(r->host, r->gpa, code_size, data_size);
 	if (!l3e)
 		rc = err_set(err, E2BIG, "the stub's %zu bytes and %llu MiB of rings do not fit its map", code_size,
