@@ -7,7 +7,8 @@
 #    calls each; the trace of __arm64_sys_getpriority holds exactly that
 #    many events per worker's pid (plus the hand-off step's 3), nothing
 #    dropped: on 1 vCPU with --buffer-size 4K, 32-record rings in the
-#    image's padding that wrap dozens of times (drained at the doorbell);
+#    image's init-data tail that wrap dozens of times (drained at the
+#    doorbell);
 #    on 2, the default size, in the region the device tree reserves,
 #    where the rings move at the hand-over;
 #  - the ftrace_init hand-off: in the same boot the guest's own function

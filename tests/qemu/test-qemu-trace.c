@@ -14,8 +14,9 @@
  *    first-hit order among all the others, every event the summary counts
  *    is in the output, nothing dropped;
  *  - the same on 2 vCPUs, on to driver_init (after smp_init): CPU 1's
- *    events too, the rings (16 records each on arm64) drained at their
- *    doorbells, the stop waiting for no vCPU inside the stub.
+ *    events too, the rings (128 records each on arm64, in the init data's
+ *    tail) drained at their doorbells, the stop waiting for no vCPU
+ *    inside the stub.
  *
  *   test-qemu-trace [ARCH...]     (default: arm64, riscv64 and x86_64)
  */

@@ -396,24 +396,32 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
 	*early = 0;
-	if ((!*data || *data_end <= *data) && g->early_start && hq_sym(syms, g->early_start) &&
-	    hq_sym(syms, g->early_end)) {
+	if (g->early_start && hq_sym(syms, g->early_start) && hq_sym(syms, g->early_end)) {
 		/*
-		 * Debian's stock arm64 kernel: no init_pg_end in its kallsyms, and
-		 * init_pg_dir fills the image up to _end. The tail of its init
-		 * data, after the relocation table, is free until free_initmem.
+		 * The tail of the init data, after the relocation table, is free
+		 * until free_initmem: Debian's stock arm64 kernel has nothing else
+		 * (no init_pg_end in its kallsyms, and init_pg_dir fills the image
+		 * up to _end), and on the lean kernel it is 48 KiB against the
+		 * data tail's 8: the rings go there whenever they can move at the
+		 * hand-over (a region to move to) and it is larger.
 		 */
-		*data = hq_sym(syms, g->early_start);
-		*data_end = hq_sym(syms, g->early_end);
-		*early = 1;
-		bytes = *data_end > *data ? elf_vaddr_ptr(elf, *data, *data_end - *data) : NULL;
-		for (uint64_t i = 0; bytes && i < *data_end - *data; i++)
-			if (bytes[i])
-				return err_set(err, ENOSPC, "[%s, %s) holds data (.relr.dyn?): no room for the stub's rings",
-					       g->early_start, g->early_end);
-		if (!bytes)
-			return err_set(err, ENOSPC, "[%s, %s) is not in the image: no room for the stub's rings",
-				       g->early_start, g->early_end);
+		uint64_t e0 = hq_sym(syms, g->early_start), e1 = hq_sym(syms, g->early_end);
+		int tail = *data && *data_end > *data;
+		const uint8_t *zero = e1 > e0 ? elf_vaddr_ptr(elf, e0, e1 - e0) : NULL;
+
+		for (uint64_t i = 0; zero && i < e1 - e0; i++)
+			if (zero[i])
+				zero = NULL;
+		if (tail && !(zero && hq->area_size && e1 - e0 > *data_end - *data)) {
+			/* The data tail, as before. */
+		} else if (zero) {
+			*data = e0;
+			*data_end = e1;
+			*early = 1;
+		} else {
+			return err_set(err, ENOSPC, "[%s, %s) is not zeros in the image (.relr.dyn?): no room for the "
+				       "stub's rings", g->early_start, g->early_end);
+		}
 	}
 	if (!end || !*data || !*data_end)
 		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",

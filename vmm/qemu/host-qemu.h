@@ -13,10 +13,12 @@
  *
  * The stub and its rings live in padding of the kernel image that every
  * boot phase maps (docs/STUB-PLACEMENT.md): arm64 the 8 KiB below _etext
- * (the stub's page, then its doorbell's) with rings in [init_pg_end, _end),
- * or where that is missing or empty (Debian's kernel) in
- * [__rela_end, __init_end), which must be left at the hand-over; riscv64
- * the 8 KiB below __init_begin with rings in [_end, ALIGN(_end, 2M)).
+ * (the stub's page, then its doorbell's) with rings in the init data's
+ * tail [__rela_end, __init_end), which they leave at the hand-over, or
+ * where they cannot move and that tail is not larger, in
+ * [init_pg_end, _end); riscv64 the 8 KiB below __init_begin with rings in
+ * [_end, ALIGN(_end, 2M)). x86_64's stub has a region of its own in RAM
+ * memmap= keeps (host-qemu-x86.c).
  */
 #ifndef VMM_QEMU_HOST_QEMU_H
 #define VMM_QEMU_HOST_QEMU_H
