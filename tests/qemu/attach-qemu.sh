@@ -73,8 +73,7 @@ timeout -k 10 -s INT 300 "$VMMTRACE" boot "$RV" --host qemu --initrd "$INITRAMFS
 vt=$!
 seen=0 attached=0 apid= windows=0
 while kill -0 "$vt" 2>/dev/null; do
-	mapfile -t -s "$seen" new < <(tr -d '\r' <"$TMPD/rv.console")
-	seen=$((seen + ${#new[@]}))
+	complete_lines "$TMPD/rv.console" "$seen"
 	for line in "${new[@]}"; do
 		case $line in CINIT-SLEEP\ n=*) ;; *) continue ;; esac
 		if [ "$attached" = 0 ]; then
