@@ -476,6 +476,8 @@ static int traced_run(const struct boot_qemu_opts *o, struct qhost *h, const str
 		status = setup_fail(&hq, tracer_output_error(t) ? EXIT_TRACE_WRITE : EXIT_FAILURE_RUN, err.msg);
 	} else if (o->control && control_start(&control, &hq.h, t, o->control, o->attach_backlog, &err)) {
 		status = cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
+	} else if ((status = boot_sandbox(o->no_sandbox, h->q.pid))) {
+		control_stop(control);
 	} else {
 		status = run_traced(&hq, t, control, cr, in, sfd);
 	}
@@ -583,7 +585,10 @@ int boot_qemu(const struct boot_qemu_opts *o)
 		fprintf(stderr, "vmmtrace: host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s\n",
 			arch->binary, arch->machine, o->ncpus, (unsigned long long)(o->mem >> 20), cmdline);
 	console_input_open(&in);
-	status = traced ? boot_traced(o, &h, &rr, &w, &in, consock[0], sfd) : run_loop(&h, &w, &in, consock[0], sfd);
+	if (traced)
+		status = boot_traced(o, &h, &rr, &w, &in, consock[0], sfd);
+	else if (!(status = boot_sandbox(o->no_sandbox, h.q.pid)))
+		status = run_loop(&h, &w, &in, consock[0], sfd);
 	console_input_close(&in);
 	free(cmdline);
 	qhost_close(&h);

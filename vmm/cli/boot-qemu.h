@@ -4,6 +4,7 @@
 #define VMM_CLI_BOOT_QEMU_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "vmm/host/host.h"
 
@@ -29,6 +30,7 @@ struct boot_qemu_opts {
 	size_t attach_backlog;		/* --attach-backlog (0: the default) */
 	int kvm_missing;		/* QEMU was chosen because /dev/kvm does not open */
 	int loadable;			/* QEMU's loaders take the kernel (boot_qemu_loads) */
+	int no_sandbox;			/* --no-sandbox */
 };
 
 /* Runs the guest under QEMU until it ends; returns vmmtrace's exit status. */
@@ -47,6 +49,12 @@ int boot_host_parse(const char *s, enum boot_host *host);
  * status unless the output failed (cmd-boot.c).
  */
 int boot_finish_trace(struct tracer *t, const char *stop_msg, int status);
+/*
+ * The seccomp sandbox, on either host (cmd-boot.c, docs/SANDBOX.md): off
+ * with --no-sandbox; child is QEMU's pid (0: none). 0, or the exit status
+ * when it cannot be entered.
+ */
+int boot_sandbox(int no_sandbox, pid_t child);
 /* The process status for why the guest stopped (README, "Exit status"), on either host. */
 int boot_exit_status(enum vm_stop_reason reason, int signo);
 /*

@@ -175,14 +175,14 @@ int boot_finish_trace(struct tracer *t, const char *stop_msg, int status)
 }
 
 /* Confine the process once the VM, its files and its threads exist (docs/SANDBOX.md). */
-static int boot_sandbox(const struct boot_opts *o)
+int boot_sandbox(int no_sandbox, pid_t child)
 {
 	struct errbuf err = { "" };
 	const char *why, *what = "";
 	unsigned n = 0;
 	int rc;
 
-	if (o->no_sandbox) {
+	if (no_sandbox) {
 		log_info("sandbox off (--no-sandbox)");
 		return 0;
 	}
@@ -190,7 +190,7 @@ static int boot_sandbox(const struct boot_opts *o)
 		log_info("sandbox off: %s", why);
 		return 0;
 	}
-	if (sandbox_enter(&n, &err))
+	if (sandbox_enter(child, &n, &err))
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "%s (--no-sandbox runs without it)", err.msg);
 	log_info("sandbox on: seccomp filter on every thread, %u system calls allowed", n);
 	if ((rc = sandbox_selftest(&what)) <= 0)
@@ -328,7 +328,7 @@ static int boot_run_vm(const struct boot_opts *o, struct kernel_image *img,
 	console_input_start(&vm);
 	if (tracer && hang.secs && hang_start(&hang, &vm, tracer))
 		log_warn("--hang: no watchdog thread: a hang is not caught");
-	if ((status = boot_sandbox(o))) {
+	if ((status = boot_sandbox(o->no_sandbox, 0))) {
 		hang_stop(&hang);
 		console_input_stop();
 		progress_stop(progress);
@@ -416,6 +416,7 @@ int cmd_boot(int argc, char **argv)
 			.console_fd = boot_console_fd(&o), .console = o.console, .verbose = o.verbose,
 			.kvm_missing = rc, .loadable = boot_qemu_loads(&img), .img = &img, .tcfg = &o.tcfg,
 			.attach_backlog = o.attach_backlog, .unsupported = o.tcfg.events || o.handshake || o.flight_recorder,
+			.no_sandbox = o.no_sandbox,
 		};
 
 		free(initrd);

@@ -85,6 +85,21 @@ static int sandbox_add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 	return 0;
 }
 
+/* The QEMU host: its process is ended (kill) and reaped (wait4) by vmmtrace; no other. */
+static int sandbox_add_child(scmp_filter_ctx ctx, pid_t child, unsigned *nallowed, struct errbuf *err)
+{
+	struct scmp_arg_cmp pid = SCMP_A0_32(SCMP_CMP_EQ, (uint32_t)child);
+	int rc;
+
+	if (child <= 0)
+		return 0;
+	if ((rc = sandbox_add(ctx, SCMP_ACT_ALLOW, "kill", 1, &pid, err)) ||
+	    (rc = sandbox_add(ctx, SCMP_ACT_ALLOW, "wait4", 1, &pid, err)))
+		return rc;
+	*nallowed += 2;
+	return 0;
+}
+
 static int sandbox_add_rules(scmp_filter_ctx ctx, unsigned *nallowed, struct errbuf *err)
 {
 	/* Threads only: fork()'s clone (no CLONE_THREAD) falls to the default. */
@@ -129,7 +144,7 @@ static int sandbox_drop_caps(struct errbuf *err)
 	return 0;
 }
 
-int sandbox_enter(unsigned *nallowed, struct errbuf *err)
+int sandbox_enter(pid_t child, unsigned *nallowed, struct errbuf *err)
 {
 	scmp_filter_ctx ctx;
 	int rc;
@@ -142,7 +157,8 @@ int sandbox_enter(unsigned *nallowed, struct errbuf *err)
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 	if (rc)
 		err_set(err, -rc, "sandbox: cannot synchronise threads: %s", strerror(-rc));
-	else if (!(rc = sandbox_add_rules(ctx, nallowed, err)) && (rc = seccomp_load(ctx)))
+	else if (!(rc = sandbox_add_rules(ctx, nallowed, err)) && !(rc = sandbox_add_child(ctx, child, nallowed, err)) &&
+		 (rc = seccomp_load(ctx)))
 		err_set(err, -rc, "sandbox: cannot load the seccomp filter: %s", strerror(-rc));
 	seccomp_release(ctx);
 	return rc;

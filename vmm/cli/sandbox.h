@@ -5,12 +5,15 @@
 
 #include "vmm/util/error.h"
 
+#include <sys/types.h>
+
 /*
  * Drops every capability, then confines every thread of the process to the
- * system calls a running guest needs. Returns 0 with *nallowed set to the
- * number of system calls allowed, or -errno with a message in err.
+ * system calls a running guest needs; with child (QEMU's pid, 0: none),
+ * also kill and wait4 on that process only. Returns 0 with *nallowed set
+ * to the number of system calls allowed, or -errno with a message in err.
  */
-int sandbox_enter(unsigned *nallowed, struct errbuf *err);
+int sandbox_enter(pid_t child, unsigned *nallowed, struct errbuf *err);
 
 /* 0, with why set, when this build cannot run under the filter. */
 int sandbox_available(const char **why);

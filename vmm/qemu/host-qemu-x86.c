@@ -130,7 +130,7 @@ int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, con
 	r->data_size = data_size;
 	/* Before startup_64 runs: its __startup_64 fixes entries 510 and 511 only. */
 	l3[X86_STUB_L3_INDEX] = l3e;
-	log_info("qemu: the x86_64 stub at guest-physical %#llx (%zu bytes), its rings %llu MiB after it",
+	log_info("qemu: the x86_64 stub at guest-physical %#llx (%zu bytes), then %llu MiB of rings and shadow stacks",
 		 (unsigned long long)r->code_gpa, size, (unsigned long long)(data_size >> 20));
 	return 0;
 }
