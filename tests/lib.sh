@@ -93,6 +93,23 @@ attach_cycles_check() {
 	check "the guest never oopsed, panicked or warned, and no process segfaulted" \
 		sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed|segfault at' '$TMPD/console'"
 }
+# attach_windows_check CPUS: attach_check.py over the boot's markers
+# ($TMPD/boot.trace) and the windows attach_cycles wrote ($TMPD/w*.a,
+# w*.b): every window exact, markloop seen on CPUs 0..CPUS-1, and windows
+# that held events. ATTACH_MARKER and ATTACH_TARGET name other arches'
+# handlers.
+attach_windows_check() {
+	local cpus
+	cpus=$(seq -s ', ' 0 $(($1 - 1)))
+	if python3 "$TOP/tests/e2e/attach_check.py" "$TMPD/boot.trace" "$TMPD"/w*.a "$TMPD"/w*.b >"$TMPD/check" 2>&1; then
+		cat "$TMPD/check"
+	else
+		head -20 "$TMPD/check"
+		grep -q '^FAIL' "$TMPD/check" || fail "attach_check.py failed"
+	fi
+	check "markloop ran on all $1 CPUs (markers on CPUs [$cpus])" grep -qF "marker events on CPUs [$cpus]" "$TMPD/check"
+	check "the windows held events" grep -qE '^INFO: [0-9]+ windows, [1-9][0-9]* with events' "$TMPD/check"
+}
 # wait_markloop FILE CPUS SECONDS PID: waits until the mark-loop step's
 # worker on each CPU 0..CPUS-1 says it is running (docs/TEST-GUEST.md).
 wait_markloop() {

@@ -25,6 +25,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "arch/x86_64/stub-map.h"
 #include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/control/control.h"
@@ -288,6 +289,22 @@ static int run_traced(struct host_qemu *hq, struct tracer *t, struct control *co
 	return status;
 }
 
+/*
+ * QEMU's end of the console: as much send buffer as we may have. QEMU's
+ * 16550 writes a byte at a time and drops one the socket refuses a few
+ * times running; a one-byte write costs its whole buffer overhead (about
+ * 768 bytes), so the default 208 KiB holds under 300 bytes unread. The
+ * console's thread reads at once, but a loaded host may not run it for
+ * milliseconds. Root may exceed net.core.wmem_max (SO_SNDBUFFORCE).
+ */
+static void console_room(int fd)
+{
+	int size = 16 << 20;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 /* Whether word is one of the words of a or b (the command line and its --cmdline additions). */
 static int cmdline_has(const char *a, const char *b, const char *word)
 {
@@ -374,6 +391,7 @@ static int setup_fail(struct host_qemu *hq, int status, const char *msg)
 struct ring_region {
 	char dtb[64];			/* the tree's file, "" when none */
 	uint64_t pa, size;
+	char memmap[64];		/* x86_64: the command line's memmap= (HOST_QEMU_MEMMAP_FMT) */
 };
 
 static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *cfg, const struct qhost_arch *arch,
@@ -412,12 +430,12 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 
 /*
  * x86_64: the stub's region (its tables, code and rings: 2 MiB, then the
- * rings in 2 MiB pages, arch/x86_64/stub-map.h) 8 MiB below the top of
- * RAM under 2 GiB, which QEMU's pc machine always gives as RAM (SeaBIOS
- * keeps its tables in the top 128 KiB; host-qemu-x86.c checks the
- * firmware's map before using it); memmap=SIZE$START marks it reserved in
- * the kernel's E820 map, so the kernel neither allocates it nor maps it
- * in its direct map.
+ * rings and shadow stacks in 2 MiB pages, arch/x86_64/stub-map.h), its
+ * size and a first guess of its place, 8 MiB below the top of RAM under
+ * 2 GiB. memmap=SIZE$START keeps its code and rings from the kernel
+ * (reserved in its E820 map: neither allocated nor in its direct map);
+ * written at a fixed width, it is rewritten in place at startup_64, where
+ * host-qemu-x86.c places the region clear of what QEMU loaded.
  */
 static int x86_region(const struct boot_qemu_opts *o, struct ring_region *rr, char *memmap, size_t len,
 		      struct errbuf *err)
@@ -431,7 +449,9 @@ static int x86_region(const struct boot_qemu_opts *o, struct ring_region *rr, ch
 		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
 			       o->ncpus);
 	rr->pa = (top - (8ULL << 20) - rr->size) & ~((2ULL << 20) - 1);
-	snprintf(memmap, len, " memmap=%#llx$%#llx", (unsigned long long)rr->size, (unsigned long long)rr->pa);
+	snprintf(rr->memmap, sizeof(rr->memmap), HOST_QEMU_MEMMAP_FMT,
+		 (unsigned long long)(rr->size - X86_STUB_CODE), (unsigned long long)(rr->pa + X86_STUB_CODE));
+	snprintf(memmap, len, " %s", rr->memmap);
 	return 0;
 }
 
@@ -469,6 +489,7 @@ static int traced_run(const struct boot_qemu_opts *o, struct qhost *h, const str
 		return cmd_fail("boot", EXIT_BAD_INPUT, "%s", err.msg);
 	hq.area_pa = rr->pa;
 	hq.area_size = rr->size;
+	snprintf(hq.memmap, sizeof(hq.memmap), "%s", rr->memmap);
 	tcfg.live = o->control != NULL;
 	if (tracer_create(&t, &hq.h, o->img, &tcfg, &err)) {
 		status = setup_fail(&hq, EXIT_BAD_INPUT, err.msg);
@@ -508,7 +529,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 	struct console_watch w = { .out = o->console_fd };
 	struct console_input in;
 	struct errbuf err = { "" };
-	struct ring_region rr = { "", 0, 0 };
+	struct ring_region rr = { "", 0, 0, "" };
 	char *cmdline = NULL, memmap[64] = "";
 	struct qhost h;
 	int consock[2], sfd, status, rc, nokaslr, traced = o->tcfg->n_include || o->tcfg->stop_at || o->control;
@@ -554,6 +575,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 		free(cmdline);
 		return cmd_fail("boot", EXIT_FAILURE_RUN, "socketpair: %s", strerror(errno));
 	}
+	console_room(consock[1]);
 	struct qemu_config cfg = {
 		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
 		.ncpus = o->ncpus, .mem_size = o->mem, .kernel = o->kernel, .initrd = o->initrd,

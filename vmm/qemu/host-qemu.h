@@ -32,6 +32,9 @@
 struct elf_image;
 struct symtab;
 
+/* memmap=SIZE$START at a fixed width, so that it can be rewritten in place. */
+#define HOST_QEMU_MEMMAP_FMT "memmap=0x%016llx$0x%016llx"
+
 struct host_qemu {
 	struct host h;
 	struct qhost *q;
@@ -89,6 +92,11 @@ struct host_qemu {
 	 * linear map: memstart_addr's location, and VA_BITS from _text.
 	 */
 	uint64_t area_pa, area_size;
+	/*
+	 * x86_64: the command line's memmap= as written (HOST_QEMU_MEMMAP_FMT),
+	 * rewritten in guest memory at startup_64 once the region is placed.
+	 */
+	char memmap[64];
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };
