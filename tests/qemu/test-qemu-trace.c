@@ -93,12 +93,15 @@ static int reference(const struct tarch *a, int *order, int *n, struct errbuf *e
 	return rc;
 }
 
-/* Runs vmmtrace boot with args; its exit status, or -1. */
+/* How long one boot may take (QEMU TCG boots these kernels in seconds): a hang fails, not blocks the suite. */
+#define RUN_SECS 300
+
+/* Runs vmmtrace boot with args; its exit status (143 or 124 when it ran past RUN_SECS: SIGTERM, then SIGKILL), or -1. */
 static int run(const char *const *args, const char *out, const char *err)
 {
 	char *argv[32];
 	int n = 0, status;
-	pid_t pid;
+	pid_t pid, w;
 
 	argv[n++] = vmmtrace;
 	argv[n++] = (char *)"boot";
@@ -112,8 +115,21 @@ static int run(const char *const *args, const char *out, const char *err)
 		execv(vmmtrace, argv);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+	if (pid < 0)
 		return -1;
+	for (int tenths = 0; (w = waitpid(pid, &status, WNOHANG)) == 0; tenths++) {
+		if (tenths == RUN_SECS * 10) {
+			fprintf(stderr, "INFO: vmmtrace boot ran past %d s: stopped (SIGTERM, then SIGKILL)\n", RUN_SECS);
+			kill(pid, SIGTERM);
+		} else if (tenths == RUN_SECS * 10 + 100) {
+			kill(pid, SIGKILL);
+		}
+		usleep(100000);
+	}
+	if (w != pid)
+		return -1;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return 124;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

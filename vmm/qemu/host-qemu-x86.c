@@ -241,40 +241,6 @@ static int x86_find_l3(struct host_qemu *hq, const struct elf_image *elf, const 
 	return 0;
 }
 
-/*
- * Whether the firmware's memory map, in the boot_params the decompressor
- * hands startup_64 (rsi), says the region is RAM: QEMU's BIOS keeps its
- * own tables at the top of low RAM, and memmap= cannot take back what it
- * reserved. boot_params (arch/x86/include/uapi/asm/bootparam.h): the
- * number of entries at 0x1e8, the entries at 0x2d0, 20 bytes each
- * (address, size, type; 1 is RAM), at most 128.
- */
-static int x86_region_is_ram(struct host_qemu *hq, uint64_t size, struct errbuf *err)
-{
-	const uint8_t *bp;
-	uint64_t rsi;
-	int rc;
-
-	if ((rc = qhost_vcpu_reg(hq->q, 0, 4 * 8, &rsi, err)))
-		return rc;
-	if (!(bp = qhost_gpa_ptr(hq->q, rsi, 4096)))
-		return err_set(err, EFAULT, "qemu: boot_params at %#llx (startup_64's rsi) is not in guest RAM",
-			       (unsigned long long)rsi);
-	for (unsigned i = 0; i < bp[0x1e8] && i < 128; i++) {
-		const uint8_t *e = bp + 0x2d0 + i * 20;
-		uint64_t addr, len;
-		uint32_t type;
-
-		memcpy(&addr, e, 8);
-		memcpy(&len, e + 8, 8);
-		memcpy(&type, e + 16, 4);
-		if (type == 1 && addr <= hq->area_pa && hq->area_pa - addr <= len && len - (hq->area_pa - addr) >= size)
-			return 0;
-	}
-	return err_set(err, ENOSPC, "qemu: the stub's region [%#llx, %#llx) is not RAM in the firmware's memory map",
-		       (unsigned long long)hq->area_pa, (unsigned long long)(hq->area_pa + size));
-}
-
 int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
 			  uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
@@ -292,8 +258,7 @@ int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, con
 			       (unsigned long long)(data_size >> 20), (unsigned long long)(room >> 20));
 	if (size <= VT_CFG_SIZE || size > X86_STUB_CODE_MAX)
 		return err_set(err, EINVAL, "the embedded x86_64 stub is %zu bytes", size);
-	if ((rc = x86_find_l3(hq, elf, syms, &l3, err)) || (rc = x86_place(hq, elf, err)) ||
-	    (rc = x86_region_is_ram(hq, X86_STUB_DATA + data_size, err)))
+	if ((rc = x86_find_l3(hq, elf, syms, &l3, err)) || (rc = x86_place(hq, elf, err)))
 		return rc;
 	region = qhost_gpa_ptr(hq->q, hq->area_pa, X86_STUB_DATA + data_size);
 	if (!region || (hq->area_pa & (X86_PAGE_SIZE_2M - 1)))

@@ -12,66 +12,11 @@
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
-#include "vmm/qemu/host-qemu.h"
+#include "vmm/qemu/host-qemu-int.h"
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
 
-/* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
-extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
-extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
-extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
-
-/* The stub's page and its doorbell's (guest-stub/<arch>/stub.S). */
-#define STUB_CODE_ROOM 8192
 #define QEMU_LET_RUN_MS 1
-/* x86_64: the return address at a function's entry is on the stack, not in a register. */
-#define RET_ON_STACK UINT32_MAX
-
-/*
- * What differs by guest: the stub, where it and its rings go
- * (docs/STUB-PLACEMENT.md), the 'g' offsets of the registers the host
- * reads (the stack pointer and return address at a function's entry, the
- * ring header the stub holds at its doorbell), and the rate of the counter
- * the stub reads. QEMU 7.2's arm64 generic timer counts at 62.5 MHz
- * (GTIMER_SCALE, 16 ns); its riscv64 virt machine's timebase is 10 MHz
- * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ); an x86 guest's TSC is the host's
- * (measured). x86_64 places its stub in a region of its own
- * (host-qemu-x86.c), not in the image's padding: no code_end.
- */
-struct qguest {
-	const uint8_t *blob, *blob_end;
-	const char *code_end;		/* the stub fills the STUB_CODE_ROOM bytes below this symbol */
-	const char *data_start, *data_end;
-	/*
-	 * Where the rings go when [data_start, data_end) is not known or
-	 * empty (NULL: nowhere): memory the guest frees after the hand-over,
-	 * so the rings must move there (rings_area).
-	 */
-	const char *early_start, *early_end;
-	uint64_t data_end_align;
-	unsigned sp_off, ret_off, ring_reg_off;
-	uint64_t clock_khz;
-	enum slot_arch slot_arch;
-};
-
-static const struct qguest qguests[] = {
-	[IMAGE_ARCH_X86_64] = { vt_stub_blob, vt_stub_blob_end, NULL, NULL, NULL, NULL, NULL, 0, 7 * 8, RET_ON_STACK,
-				8 * 8, 0, SLOT_ARCH_X86_64 },
-	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end",
-			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
-	[IMAGE_ARCH_RISCV64] = { vt_stub_blob_riscv64, vt_stub_blob_riscv64_end, "__init_begin", "_end", "_end",
-				 NULL, NULL, 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
-};
-
-static struct host_qemu *hq_of(struct host *h)
-{
-	return (struct host_qemu *)h;
-}
-
-static const struct qguest *hq_guest(const struct host_qemu *hq)
-{
-	return &qguests[hq->image_arch];
-}
 
 static int on_driver(const struct host_qemu *hq)
 {
@@ -86,14 +31,8 @@ static int hq_owns(const struct host_qemu *hq)
 	return on_driver(hq);
 }
 
-/* The tracer's guest-physical addresses are the image's; QEMU put it elsewhere. */
-static uint64_t hq_real(const struct host_qemu *hq, uint64_t gpa)
-{
-	return hq->q->arch.ram_gpa + (uint64_t)((int64_t)gpa + hq->bias);
-}
-
 /* Whether rc says QEMU is gone; then no operation talks to it again. */
-static int hq_gone(struct host_qemu *hq, int rc)
+int hq_gone(struct host_qemu *hq, int rc)
 {
 	if (rc == -EPIPE || rc == -ECONNRESET || rc == -ECHILD || hq->q->exited)
 		hq->dead = 1;
@@ -266,7 +205,7 @@ static int hq_has(const uint64_t *v, unsigned n, uint64_t va)
 }
 
 /* QEMU's breakpoints hold for every vCPU: it gets the union of what each wants. */
-static int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
+int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
 {
 	uint64_t next[HOST_MAX_CPUS * 4 + 4];
 	unsigned n = 0;
@@ -349,7 +288,7 @@ static void hq_set_hooks(struct host *h, const struct host_hooks *hooks)
 		memset(&hq->hooks, 0, sizeof(hq->hooks));
 }
 
-static void *hq_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
+void *hq_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
 {
 	struct host_qemu *hq = hq_of(h);
 
@@ -372,226 +311,6 @@ static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 	if (rc && !hq_gone(hq, rc))
 		log_warn("%s", err.msg);
 	return rc;
-}
-
-static uint64_t hq_sym(const struct symtab *syms, const char *name)
-{
-	const struct symbol *s = symtab_find_name(syms, name);
-
-	return s ? s->addr : 0;
-}
-
-/*
- * Where the stub's code and rings go: [*code, *code + room), [*data,
- * *data_end); *early: the guest frees the rings' place after the hand-over.
- */
-static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, struct errbuf *err)
-{
-	const struct qguest *g = hq_guest(hq);
-	uint64_t end = hq_sym(syms, g->code_end), off;
-	const struct symbol *s;
-	const uint8_t *bytes;
-
-	*data = hq_sym(syms, g->data_start);
-	*data_end = hq_sym(syms, g->data_end);
-	*early = 0;
-	if (g->early_start && hq_sym(syms, g->early_start) && hq_sym(syms, g->early_end)) {
-		/*
-		 * The tail of the init data, after the relocation table, is free
-		 * until free_initmem: Debian's stock arm64 kernel has nothing else
-		 * (no init_pg_end in its kallsyms, and init_pg_dir fills the image
-		 * up to _end), and on the lean kernel it is 48 KiB against the
-		 * data tail's 8: the rings go there whenever they can move at the
-		 * hand-over (a region to move to) and it is larger.
-		 */
-		uint64_t e0 = hq_sym(syms, g->early_start), e1 = hq_sym(syms, g->early_end);
-		int tail = *data && *data_end > *data;
-		const uint8_t *zero = e1 > e0 ? elf_vaddr_ptr(elf, e0, e1 - e0) : NULL;
-
-		for (uint64_t i = 0; zero && i < e1 - e0; i++)
-			if (zero[i])
-				zero = NULL;
-		if (tail && !(zero && hq->area_size && e1 - e0 > *data_end - *data)) {
-			/* The data tail, as before. */
-		} else if (zero) {
-			*data = e0;
-			*data_end = e1;
-			*early = 1;
-		} else {
-			return err_set(err, ENOSPC, "[%s, %s) is not zeros in the image (.relr.dyn?): no room for the "
-				       "stub's rings", g->early_start, g->early_end);
-		}
-	}
-	if (!end || !*data || !*data_end)
-		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
-			       g->code_end, g->data_start, g->data_end);
-	*code = end - STUB_CODE_ROOM;
-	/* Padding: no symbol starts inside it, and the image holds zeros there. */
-	s = symtab_find_addr(syms, end - 1, &off);
-	bytes = elf_vaddr_ptr(elf, *code, STUB_CODE_ROOM);
-	if (!s || s->addr > *code || !bytes)
-		return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub", STUB_CODE_ROOM, g->code_end);
-	for (unsigned i = 0; i < STUB_CODE_ROOM; i++)
-		if (bytes[i])
-			return err_set(err, ENOSPC, "the %u bytes below %s are not padding: no room for the stub",
-				       STUB_CODE_ROOM, g->code_end);
-	*data = (*data + VT_REC_SIZE - 1) & ~(uint64_t)(VT_REC_SIZE - 1);
-	if (g->data_end_align)
-		*data_end = (*data_end + g->data_end_align - 1) & ~(g->data_end_align - 1);
-	if (*data_end <= *data)
-		return err_set(err, ENOSPC, "no room for the stub's rings in [%s, %s)", g->data_start, g->data_end);
-	return 0;
-}
-
-static int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
-			struct errbuf *err)
-{
-	uint64_t code, data, data_end;
-	int early, rc;
-
-	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
-		return host_qemu_x86_room(hq_of(h), bytes, err);
-	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
-	if (!rc)
-		*bytes = data_end - data;
-	return rc;
-}
-
-/*
- * The stub is in place (rc 0): the image says where its doorbell is, the
- * block then holds its address, which gets a breakpoint with the guest's
- * end (machine_restart, _power_off, _halt).
- */
-static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struct stub_region *r, int rc,
-			  struct errbuf *err)
-{
-	struct vt_stub_config *c = (struct vt_stub_config *)r->code;
-
-	if (rc)
-		return rc;
-	if (c->doorbell_pc <= VT_CFG_SIZE || c->doorbell_pc >= r->code_size)
-		return err_set(err, EINVAL, "the embedded stub has no doorbell (offset %#llx)",
-			       (unsigned long long)c->doorbell_pc);
-	c->doorbell_pc += r->code_va;
-	hq->doorbell = c->doorbell_pc;
-	hq->stub_cfg = r->code;
-	hq->end_bp[0] = hq_sym(syms, "machine_restart");
-	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
-	hq->end_bp[2] = hq_sym(syms, "machine_halt");
-	return hq_sync_breaks(hq, err);
-}
-
-static int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
-			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
-{
-	struct host_qemu *hq = hq_of(h);
-	const struct qguest *g = hq_guest(hq);
-	size_t size = (size_t)(g->blob_end - g->blob);
-	uint64_t code, data, data_end, code_pa, data_pa;
-	int early, rc;
-
-	if (hq->image_arch == IMAGE_ARCH_X86_64)
-		return hq_stub_finish(hq, syms, r, host_qemu_x86_install(hq, elf, syms, data_size, r, err), err);
-	memset(r, 0, sizeof(*r));
-	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
-		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, err)))
-		return rc;
-	if (early && !hq->area_size)
-		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
-			       "region to move them to");
-	if (data_size > data_end - data)
-		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
-			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
-	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings). */
-	if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code)
-		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
-	data_pa = code_pa + (data - code);
-	r->code = hq_gpa_ptr(h, code_pa, size);
-	r->data = hq_gpa_ptr(h, data_pa, data_size);
-	if (!r->code || !r->data)
-		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
-	if ((rc = qhost_write_code(hq->q, hq_real(hq, code_pa), g->blob, size, err)))
-		return rc;
-	memset(r->data, 0, data_size);
-	r->code_va = code;
-	r->code_gpa = code_pa;
-	r->code_size = size;
-	r->data_va = data;
-	r->data_size = data_size;
-	r->data_must_move = early;
-	r->gpa = code_pa;
-	/* For the rings' later area (hq_rings_area). */
-	if (hq->image_arch == IMAGE_ARCH_ARM64) {
-		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
-
-		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
-			hq->memstart_pa = pa;
-		if (text >> 63)
-			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
-	}
-	log_info("qemu: the stub at %#llx (%zu bytes), its rings at %#llx (%llu of %llu bytes)",
-		 (unsigned long long)code, size, (unsigned long long)data, (unsigned long long)data_size,
-		 (unsigned long long)(data_end - data));
-	return hq_stub_finish(hq, syms, r, 0, err);
-}
-
-/*
- * arm64's linear map (arch/arm64/include/asm/memory.h, 6.1): VA = PA -
- * memstart_addr + PAGE_OFFSET, PAGE_OFFSET = -(1 << VA_BITS); the kernel
- * image sits 128 MiB (the modules) above -(1 << (VA_BITS - 1)), which
- * gives VA_BITS from _stext. memstart_addr is set in arm64_memblock_init
- * (from setup_arch): read at the hand-over, after it. A kernel whose
- * kallsyms lacks it (no KALLSYMS_ALL: Debian's) gets what
- * arm64_memblock_init computes without KASLR: the start of RAM rounded
- * down to ARM64_MEMSTART_ALIGN (1 GiB with 4 KiB pages). Either way the
- * answer is checked through the guest's own page tables: a marker written
- * into the region must read back at the VA through the gdbstub.
- */
-static int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
-{
-	struct host_qemu *hq = hq_of(h);
-	const int64_t *ms = NULL;
-	uint8_t mark[16], back[16];
-	uint64_t start;
-	int rc;
-
-	if (!hq->area_size || hq->image_arch != IMAGE_ARCH_ARM64)
-		return -ENOENT;
-	if (hq->memstart_pa && !(ms = hq_gpa_ptr(h, hq->memstart_pa, sizeof(*ms))))
-		return err_set(err, ERANGE, "the kernel's memstart_addr is outside guest RAM");
-	if (!hq->va_bits)
-		return err_set(err, ENOENT, "the kernel's _stext is unknown: no VA_BITS");
-	start = ms ? (uint64_t)*ms : hq->q->arch.ram_gpa & ~((1ULL << 30) - 1);
-	if (start > hq->area_pa || start & 0xfff || hq->area_pa - start + hq->area_size > (1ULL << (hq->va_bits - 1)))
-		return err_set(err, ERANGE, "memstart_addr %#llx does not place the ring region %#llx in the linear map",
-			       (unsigned long long)start, (unsigned long long)hq->area_pa);
-	*host = qhost_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
-	if (!*host)
-		return err_set(err, ERANGE, "the ring region is outside guest RAM");
-	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);
-	*size = hq->area_size;
-	for (unsigned i = 0; i < sizeof(mark); i++)
-		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
-	memcpy(*host, mark, sizeof(mark));
-	rc = qhost_read_virt(hq->q, *va, back, sizeof(back), err);
-	memset(*host, 0, sizeof(mark));
-	if (rc && hq_gone(hq, rc))
-		return -ENOENT;	/* QEMU is gone: its end is what the run reports */
-	if (rc)
-		return err_set(err, EFAULT, "the ring region's VA %#llx is not mapped in the guest (memstart_addr %#llx%s)",
-			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
-	if (memcmp(mark, back, sizeof(mark)))
-		return err_set(err, EFAULT, "the guest's VA %#llx is not the ring region (memstart_addr %#llx%s)",
-			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
-	return 0;
-}
-
-static void hq_stub_free(struct host *h, struct stub_region *r)
-{
-	(void)h;
-	memset(r, 0, sizeof(*r));	/* guest memory, gone with QEMU */
 }
 
 static void hq_describe(struct host *h, FILE *f)
@@ -652,7 +371,7 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	hq->image_arch = image_arch;
 	hq->bias = (int64_t)off - (int64_t)first;
 	hq->driver = pthread_self();
-	hq->clock_khz = qguests[image_arch].clock_khz;
+	hq->clock_khz = host_qemu_guests[image_arch].clock_khz;
 	if (image_arch == IMAGE_ARCH_X86_64 && host_qemu_x86_tsc_khz(&hq->clock_khz))
 		hq->clock_khz = 0;
 	pthread_mutex_init(&hq->lock, NULL);
@@ -662,7 +381,7 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	hq->h.name = "qemu";
 	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : image_arch == IMAGE_ARCH_X86_64 ? "TSC" : "time";
 	hq->h.ncpus = q->ncpus;
-	hq->h.slot_ops = slot_ops_for(qguests[image_arch].slot_arch);
+	hq->h.slot_ops = slot_ops_for(host_qemu_guests[image_arch].slot_arch);
 	if (image_arch == IMAGE_ARCH_X86_64) {
 		/* The x86_64 stub hooks returns (--graph); its shadow stacks check the task's stack. */
 		hq->h.graph = 1;
