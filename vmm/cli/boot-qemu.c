@@ -359,8 +359,8 @@ static int run_to_kernel(struct qhost *h, const struct elf_image *elf, int sfd)
 					"in %d s: was it loaded elsewhere (randomised)?", (unsigned long long)entry,
 					BOOT_ENTRY_WAIT_MS / 1000);
 		if (rc == -ECHILD)
-			return cmd_fail("boot", EXIT_FAILURE_RUN, "QEMU ended before the kernel started (its console: "
-					"the bzImage's decompressor)");
+			return cmd_fail("boot", EXIT_FAILURE_RUN, "QEMU ended before the kernel started (the console says "
+					"what the bzImage's decompressor did)");
 		if (rc)
 			return cmd_fail("boot", EXIT_FAILURE_RUN, "%s", err.msg);
 		if (st.pc == entry)
