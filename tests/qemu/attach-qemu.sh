@@ -37,7 +37,8 @@ fi
 check "socket has mode 0600" test "$(stat -c %a "$SOCK")" = 600
 "$VMMTRACE" status "$SOCK" >"$TMPD/status0" 2>&1
 check "status names the QEMU host" grep -qx "host: qemu" "$TMPD/status0"
-check "status lists both vCPUs" sh -c "grep -c '^vcpu [01]: in QEMU' '$TMPD/status0' | grep -qx 2"
+check "status lists both vCPUs, each with its pc (read in a pause of its own; markloop's are in user space)" \
+	sh -c "grep -cE '^vcpu [01]: in QEMU \(pid [0-9]+\), running, pc 0x[0-9a-f]+$' '$TMPD/status0' | grep -qx 2"
 digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
 "$VMMTRACE" nmi "$SOCK" >"$TMPD/nmi" 2>&1
 rc=$?

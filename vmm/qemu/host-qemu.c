@@ -313,13 +313,31 @@ static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 	return rc;
 }
 
+/*
+ * For `vmmtrace status`, from the control thread: each vCPU and where it
+ * is, read in a pause of its own (a guest that stopped making progress
+ * shows where it spins).
+ */
 static void hq_describe(struct host *h, FILE *f)
 {
 	struct host_qemu *hq = hq_of(h);
+	uint64_t pc[HOST_MAX_CPUS];
+	int have[HOST_MAX_CPUS] = { 0 };
+	struct errbuf err;
 
-	for (unsigned i = 0; i < h->ncpus; i++)
-		fprintf(f, "vcpu %u: in QEMU (pid %d), %s\n", i, (int)hq->q->q.pid,
+	if (!on_driver(hq) && !hq->dead && !hq_stopping(h)) {
+		hq_pause(h, HOST_NO_CPU);
+		for (unsigned i = 0; i < h->ncpus && i < HOST_MAX_CPUS && hq_owns(hq) && !hq->dead; i++)
+			have[i] = !qhost_vcpu_pc(hq->q, i, &pc[i], &err);
+		hq_resume(h);
+	}
+	for (unsigned i = 0; i < h->ncpus; i++) {
+		fprintf(f, "vcpu %u: in QEMU (pid %d), %s", i, (int)hq->q->q.pid,
 			hq->dead ? "gone" : hq_stopping(h) ? "stopping" : "running");
+		if (i < HOST_MAX_CPUS && have[i])
+			fprintf(f, ", pc %#llx", (unsigned long long)pc[i]);
+		fputc('\n', f);
+	}
 	fprintf(f, "qemu: %llu doorbells answered\n", (unsigned long long)atomic_load(&hq->doorbells));
 }
 
