@@ -93,6 +93,21 @@ attach_cycles_check() {
 	check "the guest never oopsed, panicked or warned, and no process segfaulted" \
 		sh -c "! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed|segfault at' '$TMPD/console'"
 }
+# trace_all_count NAME BOOT-ARGS...: `vmmtrace boot BOOT-ARGS --trace '*'`
+# (within 600 s), the trace counted as it comes (hundreds of MB as text),
+# the console to $TMPD/NAME.con, stderr to $TMPD/NAME.err; sets rc (its
+# status), n (events written) and c1 (those on CPU 1), and says so.
+trace_all_count() {
+	local name=$1
+	shift
+	set -o pipefail
+	timeout -k 5 600 "$VMMTRACE" boot "$@" --trace '*' --console "$TMPD/$name.con" </dev/null 2>"$TMPD/$name.err" |
+		awk '!/^#/ { n++ } / \[001\] / { c1++ } END { print n + 0, c1 + 0 }' >"$TMPD/$name.n"
+	rc=$?
+	set +o pipefail
+	read -r n c1 <"$TMPD/$name.n"
+	echo "INFO: --trace '*': status $rc; $n events written, $c1 on CPU 1; $(grep '^vmmtrace: trace:' "$TMPD/$name.err")"
+}
 # attach_windows_check CPUS: attach_check.py over the boot's markers
 # ($TMPD/boot.trace) and the windows attach_cycles wrote ($TMPD/w*.a,
 # w*.b): every window exact, markloop seen on CPUs 0..CPUS-1, and windows

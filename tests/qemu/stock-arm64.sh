@@ -75,14 +75,7 @@ check "a command line without nokaslr gets it, and -v says so (the kernel would 
 check "nothing dropped" grep -qE '^vmmtrace: trace: [0-9]+ events .* 0 dropped \(0 by the stub, 0 lost\)' "$TMPD/trace.err"
 check "no warning from the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$TMPD/tcon'"
 
-set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS_ARM64" --trace '*' \
-	--cmdline "vmmtrace.steps=uname" --console "$TMPD/all.con" </dev/null 2>"$TMPD/all.err" |
-	awk '!/^#/ { n++ } / \[001\] / { c1++ } END { print n + 0, c1 + 0 }' >"$TMPD/all.n"
-rc=$?
-set +o pipefail
-read -r n c1 <"$TMPD/all.n"
-echo "INFO: --trace '*': status $rc; $n events written; $(grep '^vmmtrace: trace:' "$TMPD/all.err")"
+trace_all_count all "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS_ARM64" --cmdline "vmmtrace.steps=uname"
 check "--trace '*', 2 vCPUs: /init finished and the guest rebooted: status 0 (got $rc)" \
 	eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/all.con' | grep -q '^VMMTRACE-INIT: done passed=1 failed=0'"
 check "--trace '*', 2 vCPUs: $n events (over 4 million), every one counted written, none dropped, no warning" \

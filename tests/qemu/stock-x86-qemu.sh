@@ -44,14 +44,7 @@ check "the kernel's W+X check read the stub's tables and passed" \
 	grep -q 'x86/mm: Checked W+X mappings: passed, no W+X pages found' "$TMPD/con"
 check "no oops, no warning" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$TMPD/con'"
 
-set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS" --trace '*' \
-	--cmdline vmmtrace.steps=uname --console "$TMPD/all.con" </dev/null 2>"$TMPD/all.err" |
-	awk '!/^#/ { n++ } / \[001\] / { c1++ } END { print n + 0, c1 + 0 }' >"$TMPD/all.n"
-rc=$?
-set +o pipefail
-read -r n c1 <"$TMPD/all.n"
-echo "INFO: --trace '*': status $rc; $n events written; $(grep '^vmmtrace: trace:' "$TMPD/all.err")"
+trace_all_count all "$STOCK" --host qemu --cpus 2 --initrd "$INITRAMFS" --cmdline vmmtrace.steps=uname
 check "--trace '*', 2 vCPUs: /init finished and the guest rebooted: status 0 (got $rc)" \
 	eval "[ $rc = 0 ] && tr -d '\r' <'$TMPD/all.con' | grep -q '^VMMTRACE-INIT: done passed=1 failed=0'"
 check "--trace '*', 2 vCPUs: $n events (over 5 million), every one counted written, none dropped, $c1 on CPU 1" \
