@@ -37,29 +37,47 @@ def events(path, func):
     return per_cpu
 
 
-def assign(marks, stamps):
-    """Each call's iteration, calls in order. A call belongs to iteration j
-    when marks[j] <= ts <= marks[j + 1]: both bounds inclusive, since the
+def ranges(marks, stamps):
+    """For each call (in order), the iterations it may belong to: j with
+    marks[j] <= ts <= marks[j + 1]. Both bounds are inclusive, since the
     stamps are printed to the microsecond and a fast guest (QEMU's TCG runs
     an x86 iteration in a few us) makes a call and the next iteration's
-    marker print the same time. Of the iterations that fit, a call gets the
-    first after the previous call's. Returns (iterations, calls before any
-    marker, calls no iteration after the previous one fits: duplicates)."""
-    iters, before, dups, prev = [], 0, 0, -1
+    marker, or two markers, print the same time. Returns (ranges, calls
+    before any marker)."""
+    out, before = [], 0
     for ts in stamps:
-        a = bisect.bisect_left(marks, ts)
         b = bisect.bisect_right(marks, ts)
         if b == 0:
             before += 1
             continue
-        lo, hi = max(a - 1, 0), b - 1
+        a = bisect.bisect_left(marks, ts)
+        out.append((max(a - 1, 0), b - 1))
+    return out, before
+
+
+def exact(spans):
+    """True when the n calls can be the n consecutive iterations s..s+n-1:
+    call k is iteration s + k, so s must lie in every [lo - k, hi - k]."""
+    s_lo = max((lo - k for k, (lo, _) in enumerate(spans)), default=0)
+    s_hi = min((hi - k for k, (_, hi) in enumerate(spans)), default=0)
+    return s_lo <= s_hi
+
+
+def explain(spans):
+    """When no exact fit exists, what is wrong: calls placed in order, each
+    in the first iteration it fits after the previous call's. Returns
+    (duplicates: calls that fit no later iteration, iterations between the
+    first and the last placed call that hold none)."""
+    placed, dups, prev = [], 0, -1
+    for lo, hi in spans:
         j = max(prev + 1, lo)
         if j > hi:
             dups += 1
             continue
-        iters.append(j)
+        placed.append(j)
         prev = j
-    return iters, before, dups
+    missing = placed[-1] - placed[0] + 1 - len(placed) if placed else 0
+    return dups, missing
 
 
 def check_window(markers, path):
@@ -69,16 +87,17 @@ def check_window(markers, path):
     total = 0
     for cpu, stamps in got.items():
         total += len(stamps)
-        iters, before, dups = assign(markers.get(cpu, []), sorted(stamps))
+        spans, before = ranges(markers.get(cpu, []), sorted(stamps))
         if before:
             problems.append(f"cpu {cpu}: {before} getpriority events before any marker")
+        if exact(spans):
+            continue
+        dups, missing = explain(spans)
         if dups:
             problems.append(f"cpu {cpu}: {dups} duplicated events")
-        if iters:
-            span = max(iters) - min(iters) + 1
-            if span != len(iters):
-                problems.append(f"cpu {cpu}: {span - len(iters)} iterations inside the "
-                                f"window have no event ({len(iters)} of {span})")
+        if missing or not dups:
+            problems.append(f"cpu {cpu}: {missing} iterations inside the window have "
+                            f"no event ({len(spans)} events)")
     return total, problems
 
 
