@@ -27,6 +27,16 @@
  *  - lossless mode: a full ring stops at vt_stub_doorbell, where the host
  *    keeps a breakpoint (QEMU's gdbstub) and drains the ring before it lets
  *    the vCPU go on; still full then, the event is dropped and counted.
+ *
+ * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
+ * the x86_64 stub does (docs/TRACING.md "Call graphs"): a frame on the
+ * task's shadow stack keeps x9, the caller's return address, and x9 becomes
+ * vt_stub_return, which the function's own `ret` then reaches. A frame is
+ * known by the stack pointer at the call (the function returns with the
+ * same sp), the key x86_64 takes from its return address's slot. The entry
+ * spends x0-x5 as scratch there (the record holds their values, reloaded
+ * before the function runs); vt_stub_return keeps the return registers
+ * x0-x3 below sp while it uses them and never touches x4-x8.
  */
 #include "proto/trace.h"
 
@@ -34,16 +44,44 @@
 	.globl	vt_stub_image
 vt_stub_image:
 cfg:
-	.fill	VT_CFG_DOORBELL_PC, 1, 0
-	/* Until the host fills the block: where vt_stub_doorbell lies in this image. */
+	.fill	VT_CFG_RETURN, 1, 0
+	/* Until the host fills the block: where vt_stub_return and vt_stub_doorbell lie in this image. */
+	.quad	vt_stub_return - vt_stub_image
+.if VT_CFG_DOORBELL_PC != VT_CFG_RETURN + 8
+	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
+.endif
 	.quad	vt_stub_doorbell - vt_stub_image
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
-	.globl	vt_stub_entry
-vt_stub_entry:
-	mrs	x17, daif
-	msr	daifset, #3
+/*
+ * Where the task in \task keeps its shadow stack: SHADOW_HASH puts its hash
+ * (Fibonacci hashing of the pointer, as the x86_64 stub and the host do) in
+ * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
+ * t, using k. Callers probe h, h + 1, ... VT_SHADOW_PROBE tables.
+ */
+.macro SHADOW_HASH h, task, k
+	movz	\k, #0x7c15
+	movk	\k, #0x7f4a, lsl #16
+	movk	\k, #0x79b9, lsl #32
+	movk	\k, #0x9e37, lsl #48
+	mul	\h, \task, \k
+	lsr	\h, \h, #40
+.endm
+.macro SHADOW_TABLE h, t, k
+	ldr	\k, cfg + VT_CFG_SHADOW_MASK
+	and	\t, \h, \k
+	ldr	\k, cfg + VT_CFG_SHADOW
+	add	\t, \k, \t, lsl #VT_SHADOW_SHIFT
+.endm
 
+/*
+ * One record, from the CPU number to the publishing store, then back to the
+ * traced code: kind 0 an entry (x9 the caller's return address, x30 the
+ * slot + 8), kind 1 an exit (x9 where the function returns to, x30 its
+ * slot + 8, x2 the entry's counter, x3 the depth, the return value at
+ * [sp]). DAIF is in x17, interrupts masked.
+ */
+.macro RECORD kind
 	/* The CPU number: this CPU's per-CPU offset (tpidr_el1) plus cpu_number's address. */
 	mov	w10, #0
 	ldr	x11, cfg + VT_CFG_CPU_OFF
@@ -59,18 +97,18 @@ vt_stub_entry:
 	ldr	x14, cfg + VT_CFG_RING_RECS
 	ldr	x12, cfg + VT_CFG_RING_BYTES
 	madd	x14, x12, x13, x14		/* x14: ring records */
-	mov	x15, #0				/* the doorbell not rung yet */
+	mov	x15, #(\kind << 1)		/* bit 0: the doorbell rung; bit 1: the kind */
 
-.Lretry:
+.Lretry\kind:
 	ldxr	x12, [x11]			/* VT_HDR_HEAD is at 0 */
 	ldr	x13, [x11, #VT_HDR_TAIL]
 	sub	x13, x12, x13
 	ldr	x16, cfg + VT_CFG_LIMIT
 	cmp	x13, x16
-	b.hs	.Lfull
+	b.hs	.Lfull\kind
 	add	x13, x12, #1
 	stxr	w16, x13, [x11]
-	cbnz	w16, .Lretry
+	cbnz	w16, .Lretry\kind
 
 	/* x12: index, x13: index + 1, the commit marker */
 	ldr	x16, cfg + VT_CFG_RING_MASK
@@ -83,11 +121,19 @@ vt_stub_entry:
 	sub	x12, x30, #8
 	str	x12, [x16, #VT_REC_FUNC]
 	str	x9, [x16, #VT_REC_PARENT]
+.if \kind == 0
 	stp	x0, x1, [x16, #VT_REC_ARGS]
 	stp	x2, x3, [x16, #VT_REC_ARGS + 16]
 	stp	x4, x5, [x16, #VT_REC_ARGS + 32]
 	ubfx	x12, x17, #7, #1		/* DAIF.I at entry: irqs off */
 	orr	x12, x12, #VT_REC_FLAG_ARGS
+.else
+	ldr	x12, [sp]			/* the return value */
+	stp	x12, x2, [x16, #VT_REC_RETVAL]	/* ... and the entry's counter (VT_REC_CALLTIME) */
+	str	w3, [x16, #VT_REC_DEPTH]
+	ubfx	x12, x17, #7, #1
+	orr	x12, x12, #VT_REC_FLAG_EXIT
+.endif
 
 	/* The current task is in sp_el0 (arm64 keeps it there from the first instruction of C). */
 	ldr	x15, cfg + VT_CFG_CUR_OFF
@@ -137,29 +183,229 @@ vt_stub_entry:
 	cmp	w15, w11
 	csel	w15, w15, w11, ls
 	orr	x12, x12, x15, lsl #VT_REC_MIGR_SHIFT
-7:	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
+7:
+.if \kind == 0
+	ldr	x15, cfg + VT_CFG_GRAPH
+	cbnz	x15, .Lgraph_entry
+.Lgraph_back:
+.endif
+	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
 	str	w12, [x16, #VT_REC_CPU_FLAGS]
 	add	x16, x16, #VT_REC_COMMIT
 	stlr	w13, [x16]			/* publish: every store above is seen first */
 
-.Ldone:
+.Ldone\kind:
 	msr	daif, x17
+.if \kind == 0
 	mov	x16, x30
 	mov	x30, x9
 	ret	x16
+.else
+	ldp	x2, x3, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	ret	x9
+.endif
 
-.Lfull:
+.Lfull\kind:
 	clrex
-	cbnz	x15, .Ldrop
-	mov	x15, #1
+	tbnz	x15, #0, .Ldrop\kind
+	orr	x15, x15, #1
 	b	.Ldoorbell			/* a local label: no relocation left in the flat image */
-.Ldrop:
+.Ldrop\kind:
 	add	x13, x11, #VT_HDR_DROPPED
 3:	ldxr	x12, [x13]
 	add	x12, x12, #1
 	stxr	w16, x12, [x13]
 	cbnz	w16, 3b
-	b	.Ldone
+	b	.Ldone\kind
+.endm
+
+	.globl	vt_stub_entry
+vt_stub_entry:
+	mrs	x17, daif
+	msr	daifset, #3
+	RECORD	0
+
+	/*
+	 * --graph, from the entry's label 7 (x16: the record, x13: its commit
+	 * marker, x12: the flags, x10: the CPU, x14: the task, x9: the
+	 * caller's return address; x11, x15 and x0-x5 free): push a frame on
+	 * the task's shadow stack and point the return at vt_stub_return.
+	 * Interrupts are masked, but each step is still ordered as on x86_64
+	 * (a frame reserved with its key cleared before it is filled).
+	 */
+.Lgraph_entry:
+	cbz	x14, .Lunhooked			/* no task: nowhere to keep the frame */
+	SHADOW_HASH x0, x14, x1
+	mov	x2, #0				/* the first free table seen */
+	mov	w3, #VT_SHADOW_PROBE
+1:	SHADOW_TABLE x0, x11, x1
+	ldr	x15, [x11, #VT_SHADOW_TASK]
+	cmp	x15, x14
+	b.eq	.Lg_found
+	cbnz	x15, 2f
+	cbnz	x2, 2f
+	mov	x2, x11
+2:	add	x0, x0, #1
+	subs	w3, w3, #1
+	b.ne	1b
+	cbz	x2, .Lunhooked			/* every table in reach is taken */
+3:	ldxr	x15, [x2]			/* VT_SHADOW_TASK is at 0 */
+	cbnz	x15, .Lg_taken
+	stxr	w15, x14, [x2]
+	cbnz	w15, 3b
+	mov	x11, x2
+.Lg_found:
+	/* x11: the table */
+	ldr	x1, [x11, #VT_SHADOW_DEPTH]
+	cmp	x1, #VT_SHADOW_FRAMES
+	b.hi	.Lunhooked			/* not a depth this stub wrote */
+	mov	x0, sp				/* x0: this call's key */
+	/*
+	 * Dead frames: the top frame's key lies on the task's own stack below
+	 * this call's (its function never returned; the task left it, e.g.
+	 * do_exit, and its task_struct went to a new task). A key equal to
+	 * this one is a tail call's caller, alive.
+	 */
+	ldr	x2, cfg + VT_CFG_STACK_OFF
+	cmn	x2, #1
+	b.eq	4f
+	ldr	x2, [x14, x2]			/* x2: the task's stack */
+	ldr	x4, cfg + VT_CFG_STACK_SIZE
+	sub	x3, x0, x2
+	cmp	x3, x4
+	b.hs	4f				/* this call is not on it (an interrupt stack) */
+5:	cbz	x1, 4f
+	add	x3, x11, x1, lsl #VT_FRAME_SHIFT
+	ldr	x3, [x3, #VT_SHADOW_FRAME0 - VT_FRAME_SIZE + VT_FRAME_SLOT]
+	cmp	x3, x0
+	b.hs	4f
+	sub	x3, x3, x2
+	cmp	x3, x4
+	b.hs	4f
+	sub	x1, x1, #1
+	str	x1, [x11, #VT_SHADOW_DEPTH]
+	b	5b
+4:	cmp	x1, #VT_SHADOW_FRAMES
+	b.hs	.Lunhooked			/* full: the call returns as it would */
+	add	x3, x11, x1, lsl #VT_FRAME_SHIFT
+	add	x3, x3, #VT_SHADOW_FRAME0	/* x3: the frame */
+	str	xzr, [x3, #VT_FRAME_SLOT]
+	add	x2, x1, #1
+	str	x2, [x11, #VT_SHADOW_DEPTH]
+	str	x9, [x3, #VT_FRAME_RET]
+	ldr	x2, [x16, #VT_REC_FUNC]
+	str	x2, [x3, #VT_FRAME_FUNC]
+	ldr	x2, [x16, #VT_REC_TSC]
+	str	x2, [x3, #VT_FRAME_TSC]
+	str	x0, [x3, #VT_FRAME_SLOT]
+	ldr	x9, cfg + VT_CFG_RETURN		/* the hook: the function returns there */
+	str	w1, [x16, #VT_REC_DEPTH]
+	orr	x12, x12, #VT_REC_FLAG_HOOKED
+	b	.Lg_back
+.Lg_taken:
+	clrex					/* another CPU's task took it first */
+.Lunhooked:
+	/* The ring's header again: its CPU's, or ring 0's for an unknown CPU. */
+	ldr	w0, cfg + VT_CFG_NRINGS
+	cmp	w10, w0
+	csel	w0, w10, wzr, lo
+	ldr	x1, cfg + VT_CFG_RING_HDRS
+	add	x1, x1, x0, lsl #VT_HDR_SHIFT
+	add	x1, x1, #VT_HDR_UNHOOKED
+6:	ldxr	x0, [x1]
+	add	x0, x0, #1
+	stxr	w2, x0, [x1]
+	cbnz	w2, 6b
+.Lg_back:
+	ldp	x0, x1, [x16, #VT_REC_ARGS]	/* the arguments back as the function gets them */
+	ldp	x2, x3, [x16, #VT_REC_ARGS + 16]
+	ldp	x4, x5, [x16, #VT_REC_ARGS + 32]
+	b	.Lgraph_back
+
+	/*
+	 * A hooked call returns here (its `ret` came to x30; sp is what it was
+	 * at the call). Finds the frame by sp on the current task's shadow
+	 * stack, pops it (and any frame above it, left by a call that never
+	 * returned), records the exit and returns to the original address with
+	 * x0-x8 untouched: x0-x3 wait below sp while they serve as scratch.
+	 */
+	.globl	vt_stub_return
+vt_stub_return:
+	stp	x0, x1, [sp, #-32]!
+	stp	x2, x3, [sp, #16]
+	mrs	x17, daif
+	msr	daifset, #3
+	add	x9, sp, #32			/* x9: the key */
+	mrs	x10, sp_el0			/* the task: --graph hooks only where it is known */
+	SHADOW_HASH x11, x10, x15
+	mov	w16, #VT_SHADOW_PROBE
+1:	SHADOW_TABLE x11, x12, x15
+	ldr	x15, [x12, #VT_SHADOW_TASK]
+	cmp	x15, x10
+	b.eq	2f
+	add	x11, x11, #1
+	subs	w16, w16, #1
+	b.ne	1b
+	b	.Lr_scan
+2:	ldr	x13, [x12, #VT_SHADOW_DEPTH]
+	cmp	x13, #VT_SHADOW_FRAMES
+	b.hi	.Lr_scan
+3:	cbz	x13, .Lr_scan
+	sub	x13, x13, #1
+	add	x14, x12, x13, lsl #VT_FRAME_SHIFT
+	add	x14, x14, #VT_SHADOW_FRAME0
+	ldr	x15, [x14, #VT_FRAME_SLOT]
+	cmp	x15, x9
+	b.ne	3b
+.Lr_found:
+	/* x12: the table, x13: the frame's index, x14: the frame, x10: the table's task */
+	ldr	x9, [x14, #VT_FRAME_RET]
+	ldr	x30, [x14, #VT_FRAME_FUNC]
+	add	x30, x30, #8			/* as at the entry: the slot + 8 */
+	ldr	x2, [x14, #VT_FRAME_TSC]
+	mov	x3, x13
+	str	x13, [x12, #VT_SHADOW_DEPTH]	/* popped: copied out first */
+	cbnz	x13, 4f
+5:	ldxr	x15, [x12]			/* empty: free the table, unless it is no longer the task's */
+	cmp	x15, x10
+	b.ne	6f
+	stxr	w15, xzr, [x12]
+	cbnz	w15, 5b
+	b	4f
+6:	clrex
+4:	RECORD	1
+
+	/*
+	 * Not on the current task's stack: `current` changed inside the call
+	 * (a context switch function a kernel lets ftrace trace). The key is
+	 * unique among live frames, so the top frame of every table is
+	 * searched for it.
+	 */
+.Lr_scan:
+	ldr	x11, cfg + VT_CFG_SHADOW_MASK
+	add	x11, x11, #1
+	ldr	x12, cfg + VT_CFG_SHADOW
+7:	ldr	x13, [x12, #VT_SHADOW_DEPTH]
+	cbz	x13, 8f
+	cmp	x13, #VT_SHADOW_FRAMES
+	b.hi	8f
+	sub	x13, x13, #1
+	add	x14, x12, x13, lsl #VT_FRAME_SHIFT
+	add	x14, x14, #VT_SHADOW_FRAME0
+	ldr	x15, [x14, #VT_FRAME_SLOT]
+	cmp	x15, x9
+	b.ne	8f
+	ldr	x10, [x12, #VT_SHADOW_TASK]
+	cbnz	x10, .Lr_found
+8:	add	x12, x12, #VT_SHADOW_SIZE
+	subs	x11, x11, #1
+	b.ne	7b
+	/*
+	 * No frame for this return anywhere: the original address is gone,
+	 * so the guest cannot go on. Stop it where its oops names the stub.
+	 */
+	brk	#0x800
 
 	/*
 	 * The doorbell on a page of its own: QEMU runs every instruction of a
@@ -172,7 +418,8 @@ vt_stub_entry:
 vt_stub_doorbell:
 .Ldoorbell:
 	nop					/* the host's breakpoint: x11 is the ring's header */
-	b	.Lretry
+	tbnz	x15, #1, .Lretry1
+	b	.Lretry0
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -21,25 +21,32 @@
 #  - the attach window's blocks close or are listed as still running at the
 #    detach, and the calls still in flight then return without harm (the
 #    second syscall-loop passes).
-# GRAPH_HOST=qemu runs it all on the QEMU host (tests/qemu/graph-qemu.sh).
+# GRAPH_HOST=qemu runs it all on the QEMU host (tests/qemu/graph-qemu.sh),
+# GRAPH_ARCH=arm64 on the lean arm64 kernel there (graph-arm64-qemu.sh).
 . "$(dirname "$0")/../lib.sh"
-require_file "$VMMTRACE"
-require_file "$LEAN_BZIMAGE"
-require_file "$LEAN_DIR/vmlinux.btf"
-require_file "$INITRAMFS"
 HOST=${GRAPH_HOST:-kvm}
+case ${GRAPH_ARCH:-x86_64} in
+x86_64) IMAGE=$LEAN_BZIMAGE BTF=$LEAN_DIR/vmlinux.btf INITRD=$INITRAMFS SYS=__x64_sys_ ;;
+arm64) IMAGE=$VMMTRACE_CACHE/lean-arm64/Image BTF=$VMMTRACE_CACHE/lean-arm64/vmlinux.btf INITRD=$INITRAMFS_ARM64
+	SYS=__arm64_sys_ ;;
+*) fail "GRAPH_ARCH: x86_64 or arm64, not $GRAPH_ARCH"; finish ;;
+esac
+require_file "$VMMTRACE"
+require_file "$IMAGE"
+require_file "$BTF"
+require_file "$INITRD"
 [ "$HOST" = qemu ] || require_kvm
 
 LOOPS=20
 ROUNDS=$LOOPS	# argcall's rounds: vmmtrace.loops too
 SOCK=$TMPD/sock
-funcs='start_kernel setup_arch trap_init sched_init rest_init kernel_init __x64_sys_getpriority
-	__x64_sys_dup3 ksys_dup3 __x64_sys_close close_fd find_task_by_vpid run_timer_softirq'
+funcs="start_kernel setup_arch trap_init sched_init rest_init kernel_init ${SYS}getpriority
+	${SYS}dup3 ksys_dup3 ${SYS}close close_fd find_task_by_vpid run_timer_softirq"
 args=(--graph --retval)
 for f in $funcs; do args+=(--trace "$f"); done
 mkfifo "$TMPD/in"
 start=$(date +%s)
-timeout -k 10 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host "$HOST" --initrd "$INITRAMFS" --cpus 2 "${args[@]}" \
+timeout -k 10 600 "$VMMTRACE" boot "$IMAGE" --host "$HOST" --initrd "$INITRD" --cpus 2 "${args[@]}" \
 	--control "$SOCK" -o "$TMPD/graph.txt" --console "$TMPD/console" \
 	--cmdline "vmmtrace.steps=syscall-loop,arg-calls,wait-host,syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" \
 	<"$TMPD/in" 2>"$TMPD/err" &
@@ -170,8 +177,8 @@ check "boot: kernel_init returned into ret_from_fork (its block closed)" \
 
 # getpriority: the loops' calls (2 workers x LOOPS, twice) and argcall's (one a round).
 want=$((2 * 2 * LOOPS + ROUNDS))
-got=$(grep -cE '__x64_sys_getpriority\(\); /\* = 0x14 \*/$|\} /\* __x64_sys_getpriority = 0x14 \*/$' "$TMPD/graph.txt")
-all=$(grep -cE '__x64_sys_getpriority\(\);|\} /\* __x64_sys_getpriority ' "$TMPD/graph.txt")
+got=$(grep -cE "${SYS}getpriority\\(\\); /\\* = 0x14 \\*/\$|\\} /\\* ${SYS}getpriority = 0x14 \\*/\$" "$TMPD/graph.txt")
+all=$(grep -cE "${SYS}getpriority\\(\\);|\\} /\\* ${SYS}getpriority " "$TMPD/graph.txt")
 check "getpriority: $want returns, each 20 (got $got of $all)" eval "[ $got = $want ] && [ $all = $want ]"
 
 # --retval against what argcall printed of its last round.
@@ -181,15 +188,15 @@ val() { sed -nE "s/.* $1=(-?[0-9]+).*/\\1/p" <<<"$line"; }
 fmt() { if [ "$1" -lt 0 ]; then echo "$1"; else printf '0x%x' "$1"; fi; }
 # Only argcall dups to fd 77 or with bad flags; the shell closes fds too;
 # argcall's getpriority (with its own pid) is the one with a block.
-for pair in "__x64_sys_dup3 dup3 =" "__x64_sys_dup3 dup3_bad =" "__x64_sys_close close -ge" "__x64_sys_close close_bad -ge" \
-	"__x64_sys_getpriority getpriority -ge"; do
+for pair in "${SYS}dup3 dup3 =" "${SYS}dup3 dup3_bad =" "${SYS}close close -ge" "${SYS}close close_bad -ge" \
+	"${SYS}getpriority getpriority -ge"; do
 	set -- $pair
 	v=$(val "$2")
 	n=$(grep -cE "\} /\* $1 = $(fmt "${v:-x}") \*/\$" "$TMPD/graph.txt")
 	check "--retval: $1 returned $(fmt "${v:-x}") as argcall's $2 did, in each of its $ROUNDS rounds (got $n)" \
 		eval "[ -n '$v' ] && [ $n $3 $ROUNDS ]"
 done
-check "--retval: argcall's fd 77 came from ksys_dup3 (= 0x4d) under __x64_sys_dup3" \
+check "--retval: argcall's fd 77 came from ksys_dup3 (= 0x4d) under ${SYS}dup3" \
 	eval "[ \$(grep -cE '^ [01]\) .{14}\|    ksys_dup3\(\); /\* = 0x4d \*/\$' '$TMPD/graph.txt') -ge $ROUNDS ]"
 
 # The attach window.

@@ -397,7 +397,8 @@ struct ring_region {
 static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *cfg, const struct qhost_arch *arch,
 			   struct ring_region *rr, struct errbuf *err)
 {
-	uint64_t want = o->ncpus * o->tcfg->buffer_size + 4096;
+	/* The rings, their headers' page, and --graph's shadow stacks (tracer_rings_move). */
+	uint64_t want = o->ncpus * o->tcfg->buffer_size + 4096 + TRACER_SHADOW_BYTES + 4096;
 	void *dtb = NULL, *out = NULL;
 	size_t len = 0, olen = 0;
 	int fd = -1, rc;

@@ -120,6 +120,11 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 		c->retval = opts->retval;
 		c->graph_depth = opts->graph_depth;
 	}
+	if (c->graph && !t->shadow_tables) {
+		tracer_client_free(c);
+		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub for this kernel does not hook returns",
+			       t->host->name);
+	}
 	if (c->graph) {
 		struct vt_stub_config *cfg = (struct vt_stub_config *)t->stub.code;
 

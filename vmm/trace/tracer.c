@@ -19,10 +19,29 @@
 /*
  * --graph's shadow stacks, one per task inside a traced call at once (the
  * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
- * stub's data, touched only by a trace that hooks returns.
+ * stub's data, touched only by a trace that hooks returns. A host with
+ * little room before the hand-over (QEMU: the image's padding) gets a few,
+ * at most a quarter of that room (the boot task is the only one until
+ * then), and all of them where the rings move (tracer_rings_move).
  */
 #define TRACE_SHADOW_TABLES 1024
 _Static_assert(TRACE_SHADOW_TABLES * VT_SHADOW_SIZE == TRACER_SHADOW_BYTES, "shadow stacks' size");
+
+/* Where the stubs look for a task's shadow stack first (their SHADOW_HASH). */
+static uint64_t shadow_hash(uint64_t task)
+{
+	return (task * 0x9e3779b97f4a7c15ULL) >> 40;
+}
+
+/* Shadow stacks that fit a quarter of room: a power of two, 0 if none does. */
+static uint64_t shadow_tables_for(uint64_t room)
+{
+	uint64_t n = TRACE_SHADOW_TABLES;
+
+	while (n && n * VT_SHADOW_SIZE > room / 4)
+		n /= 2;
+	return n;
+}
 
 static atomic_ulong rcu_registrations;
 
@@ -151,6 +170,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	if (t->cfg.graph && !t->host->graph)
 		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub for %s kernels does not hook returns yet",
 			       t->host->name, image_arch_name(img->arch));
+	t->shadow_tables = 0;
 	t->nrecords = TRACE_MIN_RECORDS;
 	while (t->nrecords * 2 <= n)
 		t->nrecords *= 2;
@@ -160,6 +180,12 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 		/* A host with little room for rings (QEMU: padding of the image): as many records as fit. */
 		if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
 			return rc;
+		/* Not all the shadow stacks beside the smallest rings: a few, until the hand-over. */
+		if (shadow && room < shadow + (uint64_t)t->nrings * (VT_HDR_SIZE + TRACE_MIN_SMALL_RECORDS * VT_REC_SIZE))
+			shadow = shadow_tables_for(room) * VT_SHADOW_SIZE;
+		if (t->cfg.graph && !shadow)
+			return err_set(err, E2BIG, "--graph: the %s host has no room for shadow stacks (%llu bytes)",
+				       t->host->name, (unsigned long long)room);
 		room = room > shadow ? room - shadow : 0;	/* the shadow stacks come first */
 		hdr_bytes = (uint64_t)t->nrings * VT_HDR_SIZE;
 		while (t->nrecords > TRACE_MIN_SMALL_RECORDS &&
@@ -214,7 +240,9 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->migr_off = t->task.migr_off;
 	c->graph = 0;	/* until a client asks for returns */
 	c->shadow = t->stub.data_va + rings_end;
-	c->shadow_mask = TRACE_SHADOW_TABLES - 1;
+	t->shadow_tables = shadow / VT_SHADOW_SIZE;
+	t->shadow_host = t->stub.data + rings_end;
+	c->shadow_mask = t->shadow_tables ? t->shadow_tables - 1 : 0;
 	c->stack_off = t->task.stack_off;
 	c->stack_size = t->host->thread_size;
 	if (c->cpu_off == UINT64_MAX)
@@ -244,16 +272,65 @@ static void tracer_rings_stranded(struct tracer *t, const char *why)
 }
 
 /*
+ * The few shadow stacks of the stub's first place into all of them at
+ * shadow (host) / va: each table in use goes where the stub will look for
+ * its task first. The guest wrote them; a table that finds no free place
+ * among its probes (a guest that forged its owners) stays behind, and its
+ * calls' returns find no frame.
+ */
+static void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
+{
+	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
+	uint64_t moved = 0, left = 0;
+
+	memset(shadow, 0, TRACER_SHADOW_BYTES);
+	for (uint64_t i = 0; i < t->shadow_tables; i++) {
+		const uint8_t *from = t->shadow_host + i * VT_SHADOW_SIZE;
+		uint64_t task, h;
+		unsigned k;
+
+		memcpy(&task, from + VT_SHADOW_TASK, sizeof(task));
+		if (!task)
+			continue;
+		h = shadow_hash(task);
+		for (k = 0; k < VT_SHADOW_PROBE; k++) {
+			uint8_t *to = shadow + ((h + k) & (TRACE_SHADOW_TABLES - 1)) * VT_SHADOW_SIZE;
+			uint64_t owner;
+
+			memcpy(&owner, to + VT_SHADOW_TASK, sizeof(owner));
+			if (!owner) {
+				memcpy(to, from, VT_SHADOW_SIZE);
+				break;
+			}
+		}
+		moved += k < VT_SHADOW_PROBE;
+		left += k == VT_SHADOW_PROBE;
+	}
+	if (left)
+		log_warn("%llu shadow stacks found no place among all the stacks: their calls' returns are lost",
+			 (unsigned long long)left);
+	t->shadow_host = shadow;
+	t->shadow_tables = TRACE_SHADOW_TABLES;
+	c->shadow = va;
+	c->shadow_mask = TRACE_SHADOW_TABLES - 1;
+	log_info("shadow stacks moved to %#llx: %u of them, %llu in use", (unsigned long long)va,
+		 TRACE_SHADOW_TABLES, (unsigned long long)moved);
+}
+
+/*
  * At the hand-over, with every vCPU paused, out of the stub and the rings
  * drained: rings of the size asked for in a bigger area the host offers now
  * (QEMU: a reserved region in the arm64 guest's linear map), when the
- * stub's own place held smaller ones. The stub reads its configuration at
- * every call, so the next call uses the new rings.
+ * stub's own place held smaller ones, and all the shadow stacks where the
+ * stub's place held a few (tracer_setup_rings). The stub reads its
+ * configuration at every call, so the next call uses the new places.
  */
 void tracer_rings_move(struct tracer *t)
 {
 	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
 	uint64_t want = t->cfg.buffer_size / VT_REC_SIZE, n = TRACE_MIN_SMALL_RECORDS, va, size, hdr_bytes;
+	uint64_t shadow = t->host->graph && t->shadow_tables < TRACE_SHADOW_TABLES ? TRACER_SHADOW_BYTES : 0;
+	uint64_t rings_end;
 	struct errbuf err = { "" };
 	uint8_t *area;
 	int rc;
@@ -267,13 +344,26 @@ void tracer_rings_move(struct tracer *t)
 		return;
 	}
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
+	/* The shadow stacks after the rings, page-aligned: they need the room first. */
+	if (size < shadow + 4096) {
+		/* The few stacks stay: they may not where the guest frees their place. */
+		if (t->stub.data_must_move) {
+			tracer_rings_stranded(t, "the region offered has no room for the shadow stacks");
+			return;
+		}
+		shadow = 0;
+	}
+	size -= shadow ? shadow + 4096 : 0;
 	while (n * 2 <= want && hdr_bytes + t->nrings * n * 2 * VT_REC_SIZE <= size)
 		n *= 2;
-	if ((n <= t->nrecords && !t->stub.data_must_move) || hdr_bytes + t->nrings * n * VT_REC_SIZE > size) {
+	if ((n <= t->nrecords && !t->stub.data_must_move && !shadow) || hdr_bytes + t->nrings * n * VT_REC_SIZE > size) {
 		if (t->stub.data_must_move)
 			tracer_rings_stranded(t, "the region offered is too small");
 		return;
 	}
+	rings_end = (hdr_bytes + t->nrings * n * VT_REC_SIZE + 4095) & ~4095ULL;
+	if (shadow)
+		tracer_shadow_move(t, area + rings_end, va + rings_end);
 	memset(area, 0, hdr_bytes + t->nrings * n * VT_REC_SIZE);
 	for (unsigned i = 0; i < t->nrings; i++) {
 		pthread_mutex_lock(&t->rings[i].lock);
