@@ -105,11 +105,16 @@
 
 /*
  * A shadow stack: the owning task (0: free), the number of frames in use,
- * then VT_SHADOW_FRAMES frames of the return-address slot's address, the
- * original return address, the traced slot and the entry TSC.
+ * the owner's kernel stack when its frames were pushed (a task_struct
+ * reused by a new task comes with another stack: the frames are the dead
+ * task's), then VT_SHADOW_FRAMES frames of the return-address slot's
+ * address (arm64, riscv64: sp at the call), the original return address,
+ * the traced slot and the entry TSC. Only the stub reads them, and the
+ * host when it moves them (tracer_rings_move).
  */
 #define VT_SHADOW_TASK          0
 #define VT_SHADOW_DEPTH         8
+#define VT_SHADOW_STACK         16
 #define VT_SHADOW_FRAME0        32
 #define VT_FRAME_SLOT           0
 #define VT_FRAME_RET            8

@@ -271,7 +271,17 @@ vt_stub_entry:
 	cmn	x2, #1
 	b.eq	4f
 	ldr	x2, [x14, x2]			/* x2: the task's stack */
-	ldr	x4, cfg + VT_CFG_STACK_SIZE
+	ldr	x3, [x11, #VT_SHADOW_STACK]
+	cmp	x3, x2
+	b.eq	8f
+	/*
+	 * Another stack than the frames were pushed on: they are a dead
+	 * task's, whose task_struct this task reuses (do_exit never returns).
+	 */
+	mov	x1, #0
+	str	xzr, [x11, #VT_SHADOW_DEPTH]
+	str	x2, [x11, #VT_SHADOW_STACK]
+8:	ldr	x4, cfg + VT_CFG_STACK_SIZE
 	sub	x3, x0, x2
 	cmp	x3, x4
 	b.hs	4f				/* this call is not on it (an interrupt stack) */

@@ -306,7 +306,16 @@ vt_stub_entry:
 	cmpq	$-1, %r11
 	je	4f
 	movq	(%r10,%r11), %r11		/* r11: the task's stack */
-	movq	%rdx, %rbp
+	cmpq	%r11, VT_SHADOW_STACK(%rbx)
+	je	8f
+	/*
+	 * Another stack than the frames were pushed on: they are a dead
+	 * task's, whose task_struct this task reuses (do_exit never returns).
+	 */
+	xorl	%eax, %eax
+	movq	%rax, VT_SHADOW_DEPTH(%rbx)
+	movq	%r11, VT_SHADOW_STACK(%rbx)
+8:	movq	%rdx, %rbp
 	subq	%r11, %rbp
 	cmpq	cfg+VT_CFG_STACK_SIZE(%rip), %rbp
 	jae	4f				/* this call is not on it (an interrupt stack) */

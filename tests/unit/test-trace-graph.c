@@ -260,6 +260,32 @@ static void test_in_flight(void)
 	       body(run(ev, 2, 1, 0, 0)));
 }
 
+/*
+ * A task that exited inside a call: its task_struct's next owner enters at
+ * depth 0, and the calls left open are said not to have returned, under
+ * the task that entered them, before the new owner's first line.
+ */
+static void test_left_by_task(void)
+{
+	struct ring_event old = ev_task(TASK_A, 30, "sysloop", 0), next = ev_task(TASK_A, 35, "reboot", 0);
+	struct ring_event ev[] = {
+		enter(1000, KT + 0x100, 0, old),
+		enter(2000, KT + 0x200, 1, old),
+		enter(9000, KT + 0x300, 0, next),
+		leave(9500, 9000, KT + 0x300, 0, 0, next),
+	};
+
+	EXPECT(" 0)               |  outer() {\n"
+	       " 0)               |    inner() {\n"
+	       " ------------------------------------------\n"
+	       " 0)   sysloop-30   =>   reboot-35   \n"
+	       " ------------------------------------------\n\n"
+	       " 0)               |    /* inner: return not recorded (sysloop-30) */\n"
+	       " 0)               |  /* outer: return not recorded (sysloop-30) */\n"
+	       " 0)   0.500 us    |  leaf();\n",
+	       body(run(ev, sizeof(ev) / sizeof(ev[0]), 1, 0, 0)));
+}
+
 /* Durations past 4 integer digits lose decimals, as trace_print_graph_duration cuts them. */
 static void test_duration_widths(void)
 {
@@ -285,6 +311,7 @@ int main(void)
 	test_cpus_switch_depth();
 	test_moved_while_waiting();
 	test_in_flight();
+	test_left_by_task();
 	test_duration_widths();
 	symtab_destroy(&syms);
 	return check_exit();

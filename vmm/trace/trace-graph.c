@@ -220,12 +220,25 @@ static struct graph_task *graph_task(struct trace_writer *w, const struct ring_e
 static void graph_enter(struct trace_writer *w, const struct ring_event *ev)
 {
 	struct graph_task *t = graph_task(w, ev, 1);
+	char fb[32], text[360];
 
 	if (!t)
 		return;		/* out of memory: only the end's list of calls in flight misses it */
-	/* Deeper calls still listed never returned through the stub (their task left them). */
-	while (t->n && t->calls[t->n - 1].depth >= ev->depth)
-		t->n--;
+	/*
+	 * Calls listed as deep or deeper never returned through the stub: their
+	 * task left them (the stub dropped their frames), e.g. a task that
+	 * exited inside do_exit, whose task_struct this call's task now reuses.
+	 * Said where it is seen, with the task they were entered by.
+	 */
+	while (t->n && t->calls[t->n - 1].depth >= ev->depth) {
+		const struct graph_call *call = &t->calls[--t->n];
+
+		if (w->meta.graph_depth && call->depth >= w->meta.graph_depth)
+			continue;
+		snprintf(text, sizeof(text), "/* %s: return not recorded (%s-%d) */",
+			 graph_sym(w, call->func, fb, sizeof(fb)), *t->comm ? t->comm : "<...>", t->pid);
+		graph_line(w, ev->cpu, no_duration, call->depth, text);
+	}
 	if (t->n == t->cap) {
 		unsigned cap = t->cap ? t->cap * 2 : 16;
 		struct graph_call *c = realloc(t->calls, cap * sizeof(*c));
