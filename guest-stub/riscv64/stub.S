@@ -20,6 +20,14 @@
  *
  * The current task is in tp (riscv keeps it there from the first
  * instruction of C); VT_CFG_CPU_OFF is the task offset of thread_info.cpu.
+ *
+ * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
+ * the x86_64 and arm64 stubs do (docs/TRACING.md "Call graphs"): a frame on
+ * the task's shadow stack keeps ra, and ra becomes vt_stub_return, which
+ * the function's own `ret` then reaches. A frame is known by sp at the
+ * call. The entry spends a0-a5 as scratch there (the record holds them,
+ * reloaded before the function runs); vt_stub_return leaves a0-a7 alone
+ * (a0 and a1 are the return value).
  */
 #include "proto/trace.h"
 
@@ -29,20 +37,43 @@
 	.globl	vt_stub_image
 vt_stub_image:
 cfg:
-	.fill	VT_CFG_DOORBELL_PC, 1, 0
-	/* Until the host fills the block: where vt_stub_doorbell lies in this image. */
+	.fill	VT_CFG_RETURN, 1, 0
+	/* Until the host fills the block: where vt_stub_return and vt_stub_doorbell lie in this image. */
+	.dword	vt_stub_return - vt_stub_image
+.if VT_CFG_DOORBELL_PC != VT_CFG_RETURN + 8
+	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
+.endif
 	.dword	vt_stub_doorbell - vt_stub_image
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
-	.globl	vt_stub_entry
-vt_stub_entry:
-	addi	sp, sp, -32
-	sd	s0, 0(sp)
-	sd	s1, 8(sp)
-	sd	s2, 16(sp)
-	csrrci	t6, sstatus, 2			/* t6: sstatus at entry; SIE cleared */
-	lla	s0, cfg			/* s0: the configuration block (pc-relative: the link resolves it) */
+/*
+ * Where the task in \task keeps its shadow stack: SHADOW_HASH puts its hash
+ * (Fibonacci hashing of the pointer, as the other stubs and the host do) in
+ * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
+ * t, using k (s0: the configuration block). Callers probe h, h + 1, ...
+ */
+.macro SHADOW_HASH h, task, k
+	li	\k, 0x9e3779b97f4a7c15
+	mul	\h, \task, \k
+	srli	\h, \h, 40
+.endm
+.macro SHADOW_TABLE h, t, k
+	ld	\k, VT_CFG_SHADOW_MASK(s0)
+	and	\t, \h, \k
+	slli	\t, \t, VT_SHADOW_SHIFT
+	ld	\k, VT_CFG_SHADOW(s0)
+	add	\t, \k, \t
+.endm
 
+/*
+ * One record, from the CPU number to the publishing store, then back to the
+ * traced code: kind 0 an entry (t0 the slot + 8, ra the caller's return
+ * address; s0-s2 at 0(sp), 32 bytes), kind 1 an exit (t0 its slot + 8, ra
+ * where it returns to, a0 the return value; s0-s2 at 0(sp), the entry's
+ * counter at 24(sp), the depth at 32(sp), 48 bytes). s0 is the
+ * configuration block, t6 sstatus at entry (SIE cleared).
+ */
+.macro RECORD kind
 	/* The CPU number: thread_info.cpu of the current task (tp). */
 	li	t1, 0
 	ld	t2, VT_CFG_CPU_OFF(s0)
@@ -61,17 +92,17 @@ vt_stub_entry:
 	mul	t3, t2, t3
 	ld	t2, VT_CFG_RING_RECS(s0)
 	add	t5, t2, t3			/* t5: ring records */
-	li	s2, 0				/* the doorbell not rung yet */
+	li	s2, (\kind << 1)		/* bit 0: the doorbell rung; bit 1: the kind */
 
-.Lretry:
+.Lretry\kind:
 	lr.d	t2, (s1)			/* VT_HDR_HEAD is at 0 */
 	ld	t3, VT_HDR_TAIL(s1)
 	sub	t3, t2, t3
 	ld	t4, VT_CFG_LIMIT(s0)
-	bgeu	t3, t4, .Lfull
+	bgeu	t3, t4, .Lfull\kind
 	addi	t3, t2, 1
 	sc.d	t4, t3, (s1)
-	bnez	t4, .Lretry
+	bnez	t4, .Lretry\kind
 
 	/* t2: index, t3: index + 1, the commit marker; s1 free from here */
 	ld	t4, VT_CFG_RING_MASK(s0)
@@ -85,15 +116,24 @@ vt_stub_entry:
 	addi	t2, t0, -8
 	sd	t2, VT_REC_FUNC(t5)
 	sd	ra, VT_REC_PARENT(t5)
+	andi	t4, t6, 2
+	seqz	t4, t4				/* SIE clear at entry: irqs off */
+.if \kind == 0
 	sd	a0, VT_REC_ARGS(t5)
 	sd	a1, VT_REC_ARGS + 8(t5)
 	sd	a2, VT_REC_ARGS + 16(t5)
 	sd	a3, VT_REC_ARGS + 24(t5)
 	sd	a4, VT_REC_ARGS + 32(t5)
 	sd	a5, VT_REC_ARGS + 40(t5)
-	andi	t4, t6, 2
-	seqz	t4, t4				/* SIE clear at entry: irqs off */
 	ori	t4, t4, VT_REC_FLAG_ARGS
+.else
+	sd	a0, VT_REC_RETVAL(t5)
+	ld	t2, 24(sp)
+	sd	t2, VT_REC_CALLTIME(t5)
+	lw	t2, 32(sp)
+	sw	t2, VT_REC_DEPTH(t5)
+	ori	t4, t4, VT_REC_FLAG_EXIT
+.endif
 
 	/* The task: its context, pid and comm at the offsets the host found in BTF. */
 	li	s1, 0
@@ -136,35 +176,245 @@ vt_stub_entry:
 	sw	t2, VT_REC_PID(t5)
 	ld	t2, VT_CFG_COMM_OFF(s0)
 	add	t2, t2, tp
-	ld	s0, 0(t2)			/* the block is not needed after this */
-	sd	s0, VT_REC_COMM(t5)
-	ld	s0, 8(t2)
-	sd	s0, VT_REC_COMM + 8(t5)
+	ld	s2, 0(t2)
+	sd	s2, VT_REC_COMM(t5)
+	ld	s2, 8(t2)
+	sd	s2, VT_REC_COMM + 8(t5)
 4:	sd	s1, VT_REC_TASK(t5)
+.if \kind == 0
+	ld	t2, VT_CFG_GRAPH(s0)
+	bnez	t2, .Lgraph_entry
+.Lgraph_back:
+.endif
 	slli	t4, t4, 16
 	or	t4, t4, t1			/* cpu | flags << 16 */
 	sw	t4, VT_REC_CPU_FLAGS(t5)
 	fence	rw, w				/* publish: every store above is seen first */
 	sw	t3, VT_REC_COMMIT(t5)
 
-.Ldone:
+.Ldone\kind:
 	andi	t6, t6, 2
 	csrs	sstatus, t6
 	ld	s0, 0(sp)
 	ld	s1, 8(sp)
 	ld	s2, 16(sp)
+.if \kind == 0
 	addi	sp, sp, 32
 	jr	t0
+.else
+	addi	sp, sp, 48
+	ret					/* ra: where the function returns to */
+.endif
 
-.Lfull:
-	bnez	s2, .Ldrop			/* (the lone lr.d's reservation just lapses) */
-	li	s2, 1
+.Lfull\kind:
+	andi	t2, s2, 1
+	bnez	t2, .Ldrop\kind			/* (the lone lr.d's reservation just lapses) */
+	ori	s2, s2, 1
 	j	.Ldoorbell			/* a local label: no relocation left in the flat image */
-.Ldrop:
+.Ldrop\kind:
 	addi	t2, s1, VT_HDR_DROPPED
 	li	t3, 1
 	amoadd.d zero, t3, (t2)
-	j	.Ldone
+	j	.Ldone\kind
+.endm
+
+	.globl	vt_stub_entry
+vt_stub_entry:
+	addi	sp, sp, -32
+	sd	s0, 0(sp)
+	sd	s1, 8(sp)
+	sd	s2, 16(sp)
+	csrrci	t6, sstatus, 2			/* t6: sstatus at entry; SIE cleared */
+	lla	s0, cfg			/* s0: the configuration block (pc-relative: the link resolves it) */
+	RECORD	0
+
+	/*
+	 * --graph, from the entry's label 4 (t5: the record, t3: its commit
+	 * marker, t4: the flags, t1: the CPU, s1: the task, ra: the caller's
+	 * return address; t2, s2 and a0-a5 free): push a frame on the task's
+	 * shadow stack and point the return at vt_stub_return. Interrupts are
+	 * masked, but each step is still ordered as on x86_64 (a frame
+	 * reserved with its key cleared before it is filled).
+	 */
+.Lgraph_entry:
+	beqz	s1, .Lunhooked			/* no task: nowhere to keep the frame */
+	SHADOW_HASH a0, s1, a1
+	li	a2, 0				/* the first free table seen */
+	li	a3, VT_SHADOW_PROBE
+1:	SHADOW_TABLE a0, a4, a1
+	ld	t2, VT_SHADOW_TASK(a4)
+	beq	t2, s1, .Lg_found
+	bnez	t2, 2f
+	bnez	a2, 2f
+	mv	a2, a4
+2:	addi	a0, a0, 1
+	addi	a3, a3, -1
+	bnez	a3, 1b
+	beqz	a2, .Lunhooked			/* every table in reach is taken */
+3:	lr.d	t2, (a2)			/* VT_SHADOW_TASK is at 0 */
+	bnez	t2, .Lunhooked			/* another CPU's task took it first */
+	sc.d	t2, s1, (a2)
+	bnez	t2, 3b
+	mv	a4, a2
+.Lg_found:
+	/* a4: the table */
+	ld	a1, VT_SHADOW_DEPTH(a4)
+	li	t2, VT_SHADOW_FRAMES
+	bgtu	a1, t2, .Lunhooked		/* not a depth this stub wrote */
+	addi	a0, sp, 32			/* a0: this call's key, sp at the call */
+	/*
+	 * Dead frames: the top frame's key lies on the task's own stack below
+	 * this call's (its function never returned; the task left it). A key
+	 * equal to this one is a tail call's caller, alive.
+	 */
+	ld	a2, VT_CFG_STACK_OFF(s0)
+	addi	t2, a2, 1
+	beqz	t2, 4f
+	add	a2, a2, s1
+	ld	a2, 0(a2)			/* a2: the task's stack */
+	ld	t2, VT_SHADOW_STACK(a4)
+	beq	t2, a2, 8f
+	/*
+	 * Another stack than the frames were pushed on: they are a dead
+	 * task's, whose task_struct this task reuses (do_exit never returns).
+	 */
+	li	a1, 0
+	sd	zero, VT_SHADOW_DEPTH(a4)
+	sd	a2, VT_SHADOW_STACK(a4)
+8:	ld	a5, VT_CFG_STACK_SIZE(s0)
+	sub	a3, a0, a2
+	bgeu	a3, a5, 4f			/* this call is not on it (an interrupt stack) */
+5:	beqz	a1, 4f
+	slli	a3, a1, VT_FRAME_SHIFT
+	add	a3, a4, a3
+	ld	a3, VT_SHADOW_FRAME0 - VT_FRAME_SIZE + VT_FRAME_SLOT(a3)
+	bgeu	a3, a0, 4f
+	sub	a3, a3, a2
+	bgeu	a3, a5, 4f
+	addi	a1, a1, -1
+	sd	a1, VT_SHADOW_DEPTH(a4)
+	j	5b
+4:	li	t2, VT_SHADOW_FRAMES
+	bgeu	a1, t2, .Lunhooked		/* full: the call returns as it would */
+	slli	a3, a1, VT_FRAME_SHIFT
+	add	a3, a4, a3
+	addi	a3, a3, VT_SHADOW_FRAME0	/* a3: the frame */
+	sd	zero, VT_FRAME_SLOT(a3)
+	addi	a2, a1, 1
+	sd	a2, VT_SHADOW_DEPTH(a4)
+	sd	ra, VT_FRAME_RET(a3)
+	ld	a2, VT_REC_FUNC(t5)
+	sd	a2, VT_FRAME_FUNC(a3)
+	ld	a2, VT_REC_TSC(t5)
+	sd	a2, VT_FRAME_TSC(a3)
+	sd	a0, VT_FRAME_SLOT(a3)
+	ld	ra, VT_CFG_RETURN(s0)		/* the hook: the function returns there */
+	sw	a1, VT_REC_DEPTH(t5)
+	ori	t4, t4, VT_REC_FLAG_HOOKED
+	j	.Lg_back
+.Lunhooked:
+	/* The ring's header again: its CPU's, or ring 0's for an unknown CPU. */
+	lwu	a0, VT_CFG_NRINGS(s0)
+	mv	a1, t1
+	bltu	a1, a0, 6f
+	li	a1, 0
+6:	slli	a1, a1, VT_HDR_SHIFT
+	ld	a0, VT_CFG_RING_HDRS(s0)
+	add	a1, a0, a1
+	addi	a1, a1, VT_HDR_UNHOOKED
+	li	a0, 1
+	amoadd.d zero, a0, (a1)
+.Lg_back:
+	ld	a0, VT_REC_ARGS(t5)		/* the arguments back as the function gets them */
+	ld	a1, VT_REC_ARGS + 8(t5)
+	ld	a2, VT_REC_ARGS + 16(t5)
+	ld	a3, VT_REC_ARGS + 24(t5)
+	ld	a4, VT_REC_ARGS + 32(t5)
+	ld	a5, VT_REC_ARGS + 40(t5)
+	j	.Lgraph_back
+
+	/*
+	 * A hooked call returns here (its `ret` came to ra; sp is what it was
+	 * at the call). Finds the frame by sp on the current task's shadow
+	 * stack, pops it (and any frame above it, left by a call that never
+	 * returned), records the exit and returns to the original address.
+	 */
+	.globl	vt_stub_return
+vt_stub_return:
+	addi	sp, sp, -48
+	sd	s0, 0(sp)
+	sd	s1, 8(sp)
+	sd	s2, 16(sp)
+	csrrci	t6, sstatus, 2
+	lla	s0, cfg
+	addi	t0, sp, 48			/* t0: the key */
+	mv	s1, tp				/* the task: --graph hooks only where it is known */
+	SHADOW_HASH t1, s1, t2
+	li	s2, VT_SHADOW_PROBE
+1:	SHADOW_TABLE t1, t3, t2
+	ld	t2, VT_SHADOW_TASK(t3)
+	beq	t2, s1, 2f
+	addi	t1, t1, 1
+	addi	s2, s2, -1
+	bnez	s2, 1b
+	j	.Lr_scan
+2:	ld	t4, VT_SHADOW_DEPTH(t3)
+	li	t2, VT_SHADOW_FRAMES
+	bgtu	t4, t2, .Lr_scan
+3:	beqz	t4, .Lr_scan
+	addi	t4, t4, -1
+	slli	t5, t4, VT_FRAME_SHIFT
+	add	t5, t3, t5
+	addi	t5, t5, VT_SHADOW_FRAME0
+	ld	t2, VT_FRAME_SLOT(t5)
+	bne	t2, t0, 3b
+.Lr_found:
+	/* t3: the table, t4: the frame's index, t5: the frame, s1: the table's task */
+	ld	ra, VT_FRAME_RET(t5)
+	ld	t0, VT_FRAME_FUNC(t5)
+	addi	t0, t0, 8			/* as at the entry: the slot + 8 */
+	ld	t2, VT_FRAME_TSC(t5)
+	sd	t2, 24(sp)
+	sd	t4, 32(sp)
+	sd	t4, VT_SHADOW_DEPTH(t3)		/* popped: copied out first */
+	bnez	t4, 4f
+5:	lr.d	t2, (t3)			/* empty: free the table, unless it is no longer the task's */
+	bne	t2, s1, 4f
+	sc.d	t2, zero, (t3)
+	bnez	t2, 5b
+4:	RECORD	1
+
+	/*
+	 * Not on the current task's stack: `current` changed inside the call
+	 * (a context switch function a kernel lets ftrace trace). The key is
+	 * unique among live frames, so the top frame of every table is
+	 * searched for it.
+	 */
+.Lr_scan:
+	ld	t1, VT_CFG_SHADOW_MASK(s0)
+	addi	t1, t1, 1
+	ld	t3, VT_CFG_SHADOW(s0)
+7:	ld	t4, VT_SHADOW_DEPTH(t3)
+	beqz	t4, 8f
+	li	t2, VT_SHADOW_FRAMES
+	bgtu	t4, t2, 8f
+	addi	t4, t4, -1
+	slli	t5, t4, VT_FRAME_SHIFT
+	add	t5, t3, t5
+	addi	t5, t5, VT_SHADOW_FRAME0
+	ld	t2, VT_FRAME_SLOT(t5)
+	bne	t2, t0, 8f
+	ld	s1, VT_SHADOW_TASK(t3)
+	bnez	s1, .Lr_found
+8:	li	t2, VT_SHADOW_SIZE
+	add	t3, t3, t2
+	addi	t1, t1, -1
+	bnez	t1, 7b
+	/*
+	 * No frame for this return anywhere: the original address is gone,
+	 * so the guest cannot go on. Stop it where its oops names the stub.
+	 */
+	unimp
 
 	/*
 	 * The doorbell on a page of its own: QEMU runs every instruction of a
@@ -177,7 +427,10 @@ vt_stub_entry:
 vt_stub_doorbell:
 .Ldoorbell:
 	nop					/* the host's breakpoint: s1 is the ring's header */
-	j	.Lretry
+	andi	t2, s2, 2
+	beqz	t2, 1f
+	j	.Lretry1
+1:	j	.Lretry0
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -75,95 +75,6 @@ check "boot: no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" =
 check "boot: the trace is the function_graph layout" \
 	eval "head -1 '$TMPD/graph.txt' | grep -qx '# tracer: function_graph'"
 
-# Pairs, depths and durations, per task (the separators name a CPU's task;
-# before a CPU's first separator its task is not named yet).
-# Prints one line per problem, then "blocks=N closed=N open=N leaves=N".
-graph_check() {
-	awk '
-	function us(s) { return s + 0 }
-	function key(cpu) { return (cpu in task) ? task[cpu] : "first-on-cpu" cpu }
-	# A task is its pid: its comm changes at exec (kernel_init returns as init-1).
-	# Pid 0 is each CPU s idle task (swapper/N), which never migrates.
-	function pid_of(s, cpu) { sub(/.*-/, "", s); return s == "0" ? "idle" cpu : "pid" s }
-	# A return at depth d (its line: text, duration) closes task k s top block.
-	function close_block(k, depth, text, dur, line,   name) {
-		closed++
-		if (!n[k]) { print "a return with no open block in " k ": " line; return }
-		if (dp[k, n[k]] != depth) print "depth " depth " closes a block opened at " dp[k, n[k]] " in " k ": " line
-		if (match(text, /^\} \/\* [^ ]+/)) {
-			name = substr(text, 6, RLENGTH - 5)
-			if (name != st[k, n[k]]) print "block " st[k, n[k]] " closed as " name " in " k
-		}
-		# Printed durations are cut, to 1 us at most (7 digits): allow that much.
-		if (dur + 1 < kids[k, n[k]]) print "duration " dur " under its children s " kids[k, n[k]] ": " line
-		n[k]--
-		if (n[k]) kids[k, n[k]] += dur
-	}
-	/^ -+$/ { next }
-	/^#/ || /^$/ { next }
-	# " 1)   bash-1234    =>   kworker-7   ": the task that runs on a CPU from here on.
-	/=>/ {
-		cpu = $1; sub(/\)/, "", cpu)
-		prev = pid_of($2, cpu); next_ = pid_of($4, cpu)
-		k = "first-on-cpu" cpu
-		if (!(cpu in task)) {
-			# The CPU s first task now has a name. Its returns that found no
-			# block open on this CPU close blocks it opened on another (it
-			# migrated); they came while none was open here, so before the
-			# blocks still open here, which then go on that task s.
-			for (i = 1; i <= np[k]; i++)
-				close_block(prev, pd[k, i], pt[k, i], pu[k, i], pl[k, i])
-			delete np[k]
-		}
-		if (!(cpu in task) && k in n) {
-			for (i = 1; i <= n[k]; i++) {
-				j = ++n[prev]
-				st[prev, j] = st[k, i]; dp[prev, j] = dp[k, i]; kids[prev, j] = kids[k, i]
-			}
-			delete n[k]
-		}
-		task[cpu] = next_
-		next
-	}
-	{
-		split($0, part, "|")
-		head = part[1]; body = substr($0, length(head) + 2)
-		cpu = head; sub(/\).*/, "", cpu); sub(/^ */, "", cpu)
-		dur = -1
-		if (match(head, /[0-9]+(\.[0-9]+)? us/)) dur = us(substr(head, RSTART, RLENGTH - 3))
-		sub(/^  /, "", body)
-		match(body, /^ */); depth = RLENGTH / 2; text = substr(body, RLENGTH + 1)
-		k = key(cpu)
-		# Blocks whose return never came: still running at the end, or left by their task (it exited).
-		if (text ~ /^\/\* .*(still running when the trace ended|: return not recorded \()/) { open_end++; next }
-		if (text ~ /^\/\*/) next
-		if (dur != -1 && dur < 0) print "negative duration: " $0
-		if (text ~ /\(\) \{$/) {
-			blocks++
-			n[k]++; st[k, n[k]] = text; dp[k, n[k]] = depth; kids[k, n[k]] = 0
-			sub(/\(\) \{$/, "", st[k, n[k]])
-		} else if (text ~ /^\}/) {
-			if (!n[k] && !(cpu in task)) {
-				# The CPU s task is not named yet: kept until it is.
-				j = ++np[k]
-				pd[k, j] = depth; pt[k, j] = text; pu[k, j] = dur; pl[k, j] = $0
-				next
-			}
-			close_block(k, depth, text, dur, $0)
-		} else if (text ~ /\(\);/) {
-			leaves++
-			if (n[k]) kids[k, n[k]] += dur
-		}
-	}
-	END {
-		for (k in np)
-			for (i = 1; i <= np[k]; i++) { closed++; print "a return with no open block in " k ": " pl[k, i] }
-		left = 0
-		for (k in n) left += n[k]
-		if (left != open_end) print left " blocks left open, " open_end " listed as still running or not returned"
-		printf "blocks=%d closed=%d open=%d leaves=%d\n", blocks, closed, open_end, leaves
-	}' "$1"
-}
 graph_check "$TMPD/graph.txt" >"$TMPD/check.out"
 tail -n 20 "$TMPD/check.out" | sed 's/^/INFO: /'
 stats=$(tail -n 1 "$TMPD/check.out")
@@ -215,33 +126,8 @@ check "boot: the returns of calls in flight at the detach reached the stub after
 	grep -qE '^vmmtrace: trace: [0-9]+ events arrived for slots no client held' "$TMPD/err"
 
 # Stress, on the QEMU host only (on this machine's KVM the tick's handler
-# then outlasts the tick: docs/TRACING.md): --graph --trace '*' from
-# start_kernel to the reboot, syscall-loop on both vCPUs. Every call is an
-# entry and an exit (a leaf line or a block's two), or an entry alone (still
-# running at the end, or not hooked): those add up to the summary's events.
-if [ "$HOST" = qemu ]; then
-	start=$(date +%s)
-	timeout -k 10 600 "$VMMTRACE" boot "$IMAGE" --host qemu --initrd "$INITRD" --cpus 2 --graph --trace '*' \
-		-o "$TMPD/star.txt" --console "$TMPD/star.console" \
-		--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" </dev/null 2>"$TMPD/star.err"
-	rc=$?
-	echo "INFO: --graph '*' boot took $(($(date +%s) - start)) s; $(grep '^vmmtrace: trace:' "$TMPD/star.err" | head -1)"
-	check "--graph '*': status 0 (got $rc), syscall-loop passed on 2 vCPUs" \
-		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-RESULT syscall-loop PASS 2 workers' '$TMPD/star.console'"
-	bad=$(grep -cE 'Oops|WARNING:|BUG:|Call Trace|Unable to handle|invalid opcode' "$TMPD/star.console")
-	check "--graph '*': no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" = 0 ]
-	graph_check "$TMPD/star.txt" >"$TMPD/star.check"
-	sstats=$(tail -n 1 "$TMPD/star.check")
-	sproblems=$(($(wc -l <"$TMPD/star.check") - 1))
-	head -n 5 "$TMPD/star.check" | grep -v '^blocks=' | sed 's/^/INFO: --graph '"'*'"': /'
-	check "--graph '*': every block closes at its depth in its task ($sstats; $sproblems problems)" \
-		eval "[ $sproblems = 0 ] && [[ '$sstats' =~ blocks=[1-9][0-9]{4} ]]"
-	notrec=$(grep -c '/\* return not recorded \*/$' "$TMPD/star.txt")
-	read -r closed open leaves < <(sed -nE 's/^blocks=[0-9]+ closed=([0-9]+) open=([0-9]+) leaves=([0-9]+)$/\1 \2 \3/p' \
-		<<<"$sstats")
-	events=$(sed -nE 's/^vmmtrace: trace: ([0-9]+) events .* 0 dropped \(0 by the stub, 0 lost\).*/\1/p' "$TMPD/star.err")
-	sum=$((2 * ${closed:-0} + 2 * (${leaves:-0} - notrec) + notrec + ${open:-0}))
-	check "--graph '*': nothing dropped, and the summary's ${events:-?} events are the graph's $sum" \
-		eval "[ -n '$events' ] && [ '$events' = $sum ]"
-fi
+# then outlasts the tick: docs/TRACING.md): --graph --trace '*' with
+# syscall-loop on both vCPUs.
+[ "$HOST" != qemu ] || graph_star "$IMAGE" "$INITRD" \
+	"vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" '^VMMTRACE-RESULT syscall-loop PASS 2 workers'
 finish

@@ -19,10 +19,11 @@
 /*
  * --graph's shadow stacks, one per task inside a traced call at once (the
  * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
- * stub's data, touched only by a trace that hooks returns. A host with
- * little room before the hand-over (QEMU: the image's padding) gets a few,
- * at most a quarter of that room (the boot task is the only one until
- * then), and all of them where the rings move (tracer_rings_move).
+ * stub's data, touched only by a trace that hooks returns. Where the
+ * stub's first place is small (QEMU: the image's padding), a boot with
+ * --graph gets a few, at most a quarter of that room (on arm64 the boot
+ * task is the only one until the hand-over), and every trace all of them
+ * where the rings move (tracer_rings_move), if they do.
  */
 #define TRACE_SHADOW_TABLES 1024
 _Static_assert(TRACE_SHADOW_TABLES * VT_SHADOW_SIZE == TRACER_SHADOW_BYTES, "shadow stacks' size");
@@ -180,9 +181,13 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 		/* A host with little room for rings (QEMU: padding of the image): as many records as fit. */
 		if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
 			return rc;
-		/* Not all the shadow stacks beside the smallest rings: a few, until the hand-over. */
+		/*
+		 * Not all the shadow stacks beside the smallest rings: a few for
+		 * a boot that asks for --graph, none otherwise (the rings keep the
+		 * room); all of them where the rings move, if they do.
+		 */
 		if (shadow && room < shadow + (uint64_t)t->nrings * (VT_HDR_SIZE + TRACE_MIN_SMALL_RECORDS * VT_REC_SIZE))
-			shadow = shadow_tables_for(room) * VT_SHADOW_SIZE;
+			shadow = t->cfg.graph ? shadow_tables_for(room) * VT_SHADOW_SIZE : 0;
 		if (t->cfg.graph && !shadow)
 			return err_set(err, E2BIG, "--graph: the %s host has no room for shadow stacks (%llu bytes)",
 				       t->host->name, (unsigned long long)room);
@@ -242,6 +247,9 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->shadow = t->stub.data_va + rings_end;
 	t->shadow_tables = shadow / VT_SHADOW_SIZE;
 	t->shadow_host = t->stub.data + rings_end;
+	if (t->cfg.graph && t->shadow_tables < TRACE_SHADOW_TABLES)
+		log_info("--graph: %llu shadow stacks in the stub's first place%s", (unsigned long long)t->shadow_tables,
+			 t->host->ops->rings_area ? ", all of them if the rings move" : "");
 	c->shadow_mask = t->shadow_tables ? t->shadow_tables - 1 : 0;
 	c->stack_off = t->task.stack_off;
 	c->stack_size = t->host->thread_size;
