@@ -4,7 +4,7 @@
  * packages): the riscv64 test initramfs's only user-space program. Its
  * arguments come from the kernel command line after "--":
  *
- *   -- LOOPS CPUS [FUNC [FLOOPS [ROUNDS]]]
+ *   -- LOOPS CPUS [FUNC [FLOOPS [ROUNDS [TRACER]]]]
  *
  * It mounts /proc and /sys, starts one worker per CPU 0..CPUS-1 (pinned)
  * that makes exactly LOOPS getpriority(PRIO_PROCESS, 0) calls, as sysloop
@@ -19,7 +19,7 @@
  * the host to attach or detach (QEMU's host has no guest input):
  * "CINIT-LOOP ns=<t>", "CINIT-SLEEP n=<k>", "CINIT-LOOP ns=<t>",
  * "CINIT-SLEEP n=<k+1>", then with FUNC in the guest's function tracer
- * "CINIT-FLOOP ns=<t>".
+ * (or TRACER: function_graph) "CINIT-FLOOP ns=<t>".
  * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
  */
 #include <linux/reboot.h>
@@ -201,8 +201,8 @@ static void sleep_line(unsigned long n)
 	rt_syscall(__NR_nanosleep, (long)&ts, 0, 0);
 }
 
-/* Untraced, (the host attaches) traced, (it detaches) in the guest's function tracer: ROUNDS times. */
-static void bench_rounds(const char *func, long floops, long rounds)
+/* Untraced, (the host attaches) traced, (it detaches) in the guest's tracer: ROUNDS times. */
+static void bench_rounds(const char *func, long floops, long rounds, const char *tracer)
 {
 	const char *t = "/sys/kernel/tracing";
 
@@ -216,7 +216,7 @@ static void bench_rounds(const char *func, long floops, long rounds)
 		sleep_line((unsigned long)(2 * r + 1));
 		loop_line("CINIT-LOOP", floops);
 		sleep_line((unsigned long)(2 * r + 2));
-		put("/sys/kernel/tracing/current_tracer", "function");
+		put("/sys/kernel/tracing/current_tracer", tracer);
 		loop_line("CINIT-FLOOP", floops);
 		put("/sys/kernel/tracing/current_tracer", "nop");
 	}
@@ -242,7 +242,7 @@ int rt_main(long *sp)
 	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
 		;
 	if (argc > 5)
-		bench_rounds(argv[3], atol_(argv[4]), atol_(argv[5]));
+		bench_rounds(argv[3], atol_(argv[4]), atol_(argv[5]), argc > 6 ? argv[6] : "function");
 	else if (argc > 3)
 		ftrace(argv[3], argc > 4 ? atol_(argv[4]) : 0);
 	say("CINIT: done\n");
