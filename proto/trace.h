@@ -157,6 +157,12 @@ struct vt_stub_config {
 	uint8_t reserved[VT_CFG_SIZE - 176];
 };
 
+/* Where a stub looks for task's shadow stack first: table (hash + i) & mask, i < VT_SHADOW_PROBE. */
+static inline uint64_t vt_shadow_hash(uint64_t task)
+{
+	return (task * 0x9e3779b97f4a7c15ULL) >> 40;
+}
+
 struct vt_ring_hdr {
 	uint64_t head;
 	uint64_t dropped;

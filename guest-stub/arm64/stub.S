@@ -59,14 +59,7 @@ cfg:
  * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
  * t, using k. Callers probe h, h + 1, ... VT_SHADOW_PROBE tables.
  */
-.macro SHADOW_HASH h, task, k
-	movz	\k, #0x7c15
-	movk	\k, #0x7f4a, lsl #16
-	movk	\k, #0x79b9, lsl #32
-	movk	\k, #0x9e37, lsl #48
-	mul	\h, \task, \k
-	lsr	\h, \h, #40
-.endm
+#include "guest-stub/arm64/shadow-hash.h"
 .macro SHADOW_TABLE h, t, k
 	ldr	\k, cfg + VT_CFG_SHADOW_MASK
 	and	\t, \h, \k

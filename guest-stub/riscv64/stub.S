@@ -52,11 +52,7 @@ cfg:
  * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
  * t, using k (s0: the configuration block). Callers probe h, h + 1, ...
  */
-.macro SHADOW_HASH h, task, k
-	li	\k, 0x9e3779b97f4a7c15
-	mul	\h, \task, \k
-	srli	\h, \h, 40
-.endm
+#include "guest-stub/riscv64/shadow-hash.h"
 .macro SHADOW_TABLE h, t, k
 	ld	\k, VT_CFG_SHADOW_MASK(s0)
 	and	\t, \h, \k

@@ -44,12 +44,7 @@ cfg:
  * address of table h (modulo their number) in t. Callers probe h, h + 1, ...
  * VT_SHADOW_PROBE tables.
  */
-.macro SHADOW_HASH h
-	movq	%r10, \h
-	movabsq	$0x9e3779b97f4a7c15, %rdx
-	imulq	%rdx, \h
-	shrq	$40, \h
-.endm
+#include "guest-stub/x86_64/shadow-hash.h"
 .macro SHADOW_TABLE h, t
 	movq	\h, \t
 	andq	cfg+VT_CFG_SHADOW_MASK(%rip), \t

@@ -28,12 +28,6 @@
 #define TRACE_SHADOW_TABLES 1024
 _Static_assert(TRACE_SHADOW_TABLES * VT_SHADOW_SIZE == TRACER_SHADOW_BYTES, "shadow stacks' size");
 
-/* Where the stubs look for a task's shadow stack first (their SHADOW_HASH). */
-static uint64_t shadow_hash(uint64_t task)
-{
-	return (task * 0x9e3779b97f4a7c15ULL) >> 40;
-}
-
 /* Shadow stacks that fit a quarter of room: a power of two, 0 if none does. */
 static uint64_t shadow_tables_for(uint64_t room)
 {
@@ -300,7 +294,7 @@ static void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 		memcpy(&task, from + VT_SHADOW_TASK, sizeof(task));
 		if (!task)
 			continue;
-		h = shadow_hash(task);
+		h = vt_shadow_hash(task);
 		for (k = 0; k < VT_SHADOW_PROBE; k++) {
 			uint8_t *to = shadow + ((h + k) & (TRACE_SHADOW_TABLES - 1)) * VT_SHADOW_SIZE;
 			uint64_t owner;
