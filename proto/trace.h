@@ -229,6 +229,39 @@ _Static_assert(__builtin_offsetof(struct vt_record, comm) == VT_REC_COMM, "comm"
 _Static_assert(__builtin_offsetof(struct vt_record, args) == VT_REC_ARGS, "args");
 _Static_assert(VT_REC_RETVAL == VT_REC_ARGS && VT_REC_CALLTIME == VT_REC_ARGS + 8, "exit fields");
 _Static_assert(__builtin_offsetof(struct vt_record, depth) == VT_REC_DEPTH, "depth");
+#else /* __ASSEMBLER__ */
+
+/*
+ * SHADOW_HASH, where a stub starts looking for a task's shadow stack: the
+ * same Fibonacci hashing as vt_shadow_hash() above, which the host uses
+ * when it moves the stacks (tests/unit/shadow-hash.sh runs each against
+ * it). x86_64: the task is in r10, h gets the hash, rdx is clobbered;
+ * arm64 and riscv64: h gets the hash of task, using k.
+ */
+#if defined(__x86_64__)
+.macro SHADOW_HASH h
+	movq	%r10, \h
+	movabsq	$0x9e3779b97f4a7c15, %rdx
+	imulq	%rdx, \h
+	shrq	$40, \h
+.endm
+#elif defined(__aarch64__)
+.macro SHADOW_HASH h, task, k
+	movz	\k, #0x7c15
+	movk	\k, #0x7f4a, lsl #16
+	movk	\k, #0x79b9, lsl #32
+	movk	\k, #0x9e37, lsl #48
+	mul	\h, \task, \k
+	lsr	\h, \h, #40
+.endm
+#elif defined(__riscv)
+.macro SHADOW_HASH h, task, k
+	li	\k, 0x9e3779b97f4a7c15
+	mul	\h, \task, \k
+	srli	\h, \h, 40
+.endm
 #endif
+
+#endif /* __ASSEMBLER__ */
 
 #endif

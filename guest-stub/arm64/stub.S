@@ -54,12 +54,11 @@ cfg:
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
 /*
- * Where the task in \task keeps its shadow stack: SHADOW_HASH puts its hash
- * (Fibonacci hashing of the pointer, as the x86_64 stub and the host do) in
- * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
- * t, using k. Callers probe h, h + 1, ... VT_SHADOW_PROBE tables.
+ * Where a task keeps its shadow stack: SHADOW_HASH (proto/trace.h, the
+ * host's hash too) puts the hash of its pointer in h; SHADOW_TABLE the
+ * address of table h (modulo their number) in t, using k. Callers probe
+ * h, h + 1, ... VT_SHADOW_PROBE tables.
  */
-#include "guest-stub/arm64/shadow-hash.h"
 .macro SHADOW_TABLE h, t, k
 	ldr	\k, cfg + VT_CFG_SHADOW_MASK
 	and	\t, \h, \k

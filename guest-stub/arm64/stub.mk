@@ -11,7 +11,7 @@ A64_STUB_OBJ := $(A64_STUB_DIR)/stub.o
 A64_STUB_BIN := $(A64_STUB_DIR)/stub.bin
 A64_STUB_EMB := $(A64_STUB_DIR)/stub-embed.o
 
-$(A64_STUB_OBJ): guest-stub/arm64/stub.S guest-stub/arm64/shadow-hash.h proto/trace.h
+$(A64_STUB_OBJ): guest-stub/arm64/stub.S proto/trace.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
 	@# A flat image keeps no relocation: a branch to a global symbol would stay "b .".

@@ -47,12 +47,11 @@ cfg:
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
 /*
- * Where the task in \task keeps its shadow stack: SHADOW_HASH puts its hash
- * (Fibonacci hashing of the pointer, as the other stubs and the host do) in
- * h, using k; SHADOW_TABLE the address of table h (modulo their number) in
- * t, using k (s0: the configuration block). Callers probe h, h + 1, ...
+ * Where a task keeps its shadow stack: SHADOW_HASH (proto/trace.h, the
+ * host's hash too) puts the hash of its pointer in h; SHADOW_TABLE the
+ * address of table h (modulo their number) in t, using k (s0: the
+ * configuration block). Callers probe h, h + 1, ...
  */
-#include "guest-stub/riscv64/shadow-hash.h"
 .macro SHADOW_TABLE h, t, k
 	ld	\k, VT_CFG_SHADOW_MASK(s0)
 	and	\t, \h, \k

@@ -14,7 +14,7 @@ RV_STUB_ELF := $(RV_STUB_DIR)/stub.elf
 RV_STUB_BIN := $(RV_STUB_DIR)/stub.bin
 RV_STUB_EMB := $(RV_STUB_DIR)/stub-embed.o
 
-$(RV_STUB_OBJ): guest-stub/riscv64/stub.S guest-stub/riscv64/shadow-hash.h proto/trace.h
+$(RV_STUB_OBJ): guest-stub/riscv64/stub.S proto/trace.h
 	@mkdir -p $(dir $@)
 	$(RV_CC) -I. -march=rv64ima_zicsr -mabi=lp64 -ffreestanding -nostdlib -c -o $@ $<
 

@@ -39,12 +39,11 @@ cfg:
 	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
 
 /*
- * Where the task in r10 keeps its shadow stack: SHADOW_HASH puts its hash
- * (Fibonacci hashing of the pointer; clobbers rdx) in h, SHADOW_TABLE the
+ * Where the task in r10 keeps its shadow stack: SHADOW_HASH (proto/trace.h,
+ * the host's hash too; clobbers rdx) puts its hash in h, SHADOW_TABLE the
  * address of table h (modulo their number) in t. Callers probe h, h + 1, ...
  * VT_SHADOW_PROBE tables.
  */
-#include "guest-stub/x86_64/shadow-hash.h"
 .macro SHADOW_TABLE h, t
 	movq	\h, \t
 	andq	cfg+VT_CFG_SHADOW_MASK(%rip), \t

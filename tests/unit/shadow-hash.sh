@@ -5,10 +5,10 @@
 # each where the stub will look for its task first, so the two must agree.
 # Nothing else can see a difference: a stub that hashed otherwise would
 # still find its frames, by scanning every table, at a cost. Each arch's
-# macro (guest-stub/ARCH/shadow-hash.h) runs in a program of its own, x86_64
-# natively, arm64 and riscv64 under QEMU user mode, over task pointers whose
-# hashes the host computed; it exits with the number of the first that
-# differs.
+# macro (proto/trace.h, for the assembler) runs in a program of its own,
+# x86_64 natively, arm64 and riscv64 under QEMU user mode, over task
+# pointers whose hashes the host computed; it exits with the number of the
+# first that differs.
 . "$(dirname "$0")/../lib.sh"
 tasks="0xffff888003f88000 0xffffff8002d10000 0xff6000000284cec0 0 1 0xffffffffffffffff 0x123456789abcdef0"
 
@@ -31,7 +31,7 @@ fi
 # program ARCH: the test program's source, one check per task.
 program() {
 	local i=0 t e
-	echo "#include \"guest-stub/$1/shadow-hash.h\""
+	echo "#include \"proto/trace.h\""
 	echo "	.text"
 	echo "	.globl _start"
 	echo "_start:"
