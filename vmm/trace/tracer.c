@@ -348,8 +348,8 @@ void tracer_rings_move(struct tracer *t)
 	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
 	/* The shadow stacks after the rings, page-aligned: they need the room first. */
 	if (size < shadow + 4096) {
-		/* The few stacks stay: they may not where the guest frees their place. */
-		if (t->stub.data_must_move) {
+		/* The few stacks (if any) stay: they may not stay where the guest frees their place. */
+		if (t->stub.data_must_move && t->shadow_tables) {
 			tracer_rings_stranded(t, "the region offered has no room for the shadow stacks");
 			return;
 		}
