@@ -13,7 +13,7 @@
 #  - guest input: the test /init's wait-host step gets the line written to
 #    vmmtrace's stdin (a FIFO) once it asks, untraced and traced;
 #  - bad input, one line and status 2 each: what the QEMU host does not do
-#    yet (--event, --graph on riscv64), a --trace that
+#    yet (--event), a --trace that
 #    matches nothing, --arch that is not the kernel's, --host of no such host, a
 #    --console that cannot be opened, --mem not in whole MiB; a QEMU that
 #    cannot be run: status 1.
@@ -97,9 +97,6 @@ check "traced, an output that cannot be written: status 6, one line (got $rc: $(
 boot event "$A64" --trace start_kernel --event kvm:pio
 check "--event under QEMU: status 2, one line (got $rc: $(cat "$TMPD/event.err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/event.err') = 1 ] && grep -q 'the QEMU host (--host qemu) has no --event' '$TMPD/event.err'"
-boot graph "$RV" --trace start_kernel --graph
-check "--graph on riscv64: status 2, one line (got $rc: $(cat "$TMPD/graph.err"))" \
-	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/graph.err') = 1 ] && grep -q 'qemu host.s stub for riscv64 kernels does not hook returns' '$TMPD/graph.err'"
 boot x86room "$LEAN_BZIMAGE" --host qemu --trace start_kernel --mem 64M --buffer-size 16M
 check "an x86_64 kernel traced under QEMU, its rings more than a quarter of --mem: status 2, one line (got $rc: $(cat "$TMPD/x86room.err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/x86room.err') = 1 ] && grep -q 'rings take more than a quarter of --mem' '$TMPD/x86room.err'"
