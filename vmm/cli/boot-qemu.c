@@ -383,10 +383,12 @@ static int setup_fail(struct host_qemu *hq, int status, const char *msg)
 }
 
 /*
- * arm64: rings outgrow the image's padding (8 KiB on the lean kernel), so
+ * arm64 and riscv64: rings outgrow the image's padding (48 KiB on the lean
+ * arm64 kernel, 540 KiB on riscv64), and --graph's shadow stacks too, so
  * QEMU boots with its own device tree plus a region at the top of RAM
  * reserved for them (left in the guest's linear map, where the stub can
- * reach it from the hand-over on: host-qemu.c), written to a file for -dtb.
+ * reach it from the hand-over on: host-qemu-stub.c), written to a file for
+ * -dtb.
  */
 struct ring_region {
 	char dtb[64];			/* the tree's file, "" when none */
@@ -408,6 +410,21 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
 			       o->ncpus);
 	rr->pa = arch->ram_gpa + o->mem - rr->size;
+	if (o->arch == IMAGE_ARCH_RISCV64) {
+		/*
+		 * QEMU's riscv virt loads the device tree in the 2 MiB below the
+		 * end of RAM or 3 GiB, whichever comes first (riscv_load_fdt), and
+		 * the kernel keeps reading it: the region goes below it.
+		 */
+		uint64_t end = arch->ram_gpa + o->mem, fdt;
+
+		fdt = (arch->ram_gpa < (3ULL << 30) && end > (3ULL << 30) ? 3ULL << 30 : end) - (2ULL << 20);
+		if (fdt < end && fdt + (2ULL << 20) > rr->pa)
+			rr->pa = fdt - rr->size;
+		if (rr->pa < arch->ram_gpa + o->mem / 2)
+			return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings do not fit below QEMU's device tree",
+				       o->ncpus);
+	}
 	snprintf(rr->dtb, sizeof(rr->dtb), "/tmp/vmmtrace-dtb.XXXXXX");
 	rc = qemu_dump_dtb(cfg, &dtb, &len, err);
 	if (!rc)
@@ -584,7 +601,7 @@ int boot_qemu(const struct boot_qemu_opts *o)
 		.timeout_ms = 10000,
 	};
 
-	if (traced && o->arch == IMAGE_ARCH_ARM64 && ring_region_dtb(o, &cfg, arch, &rr, &err)) {
+	if (traced && o->arch != IMAGE_ARCH_X86_64 && ring_region_dtb(o, &cfg, arch, &rr, &err)) {
 		close(consock[0]);
 		close(consock[1]);
 		free(cmdline);

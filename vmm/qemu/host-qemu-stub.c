@@ -186,6 +186,11 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			hq->memstart_pa = pa;
 		if (text >> 63)
 			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
+	} else if (hq->image_arch == IMAGE_ARCH_RISCV64) {
+		uint64_t base = hq_sym(syms, "phys_ram_base"), pa;
+
+		if (base && !elf_vaddr_to_paddr(elf, base, &pa))
+			hq->memstart_pa = pa;
 	}
 	log_info("qemu: the stub at %#llx (%zu bytes), its rings at %#llx (%llu of %llu bytes)",
 		 (unsigned long long)code, size, (unsigned long long)data, (unsigned long long)data_size,
@@ -205,16 +210,70 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
  * answer is checked through the guest's own page tables: a marker written
  * into the region must read back at the VA through the gdbstub.
  */
+/* A marker written into the region reads back at va through the gdbstub: 0, -EFAULT, or the gdbstub's error. */
+static int hq_area_at(struct host_qemu *hq, uint8_t *host, uint64_t va, struct errbuf *err)
+{
+	uint8_t mark[16], back[16];
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(mark); i++)
+		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
+	memcpy(host, mark, sizeof(mark));
+	rc = qhost_read_virt(hq->q, va, back, sizeof(back), err);
+	memset(host, 0, sizeof(mark));
+	if (rc)
+		return hq_gone(hq, rc) ? -ENOENT : -EFAULT;	/* QEMU gone: its end is what the run reports */
+	return memcmp(mark, back, sizeof(mark)) ? -EFAULT : 0;
+}
+
+/*
+ * riscv64's linear map (arch/riscv/mm/init.c, 6.1): VA = PA - phys_ram_base
+ * + PAGE_OFFSET, where PAGE_OFFSET depends on the MMU mode the kernel chose
+ * at boot (sv57, sv48 or sv39: the largest the hart has) and phys_ram_base,
+ * set in setup_bootmem, is where the kernel's RAM starts (read from guest
+ * memory when kallsyms names it; the start of RAM otherwise).
+ * setup_vm_final (paging_init, in setup_arch) built the map before the
+ * hand-over. Each mode's answer is tried through the guest's own page
+ * tables, as on arm64: the one where a marker reads back is the map.
+ */
+static int hq_rings_area_riscv64(struct host_qemu *hq, uint8_t *host, uint64_t *va, struct errbuf *err)
+{
+	static const uint64_t page_offset[] = { 0xff60000000000000ULL, 0xffffaf8000000000ULL, 0xffffffd800000000ULL };
+	const uint64_t *b = hq->memstart_pa ? hq_gpa_ptr(&hq->h, hq->memstart_pa, sizeof(*b)) : NULL;
+	uint64_t base = b ? *b : hq->q->arch.ram_gpa;
+
+	if (base > hq->area_pa || base & 0xfff)
+		return err_set(err, ERANGE, "phys_ram_base %#llx does not place the ring region %#llx in the linear map",
+			       (unsigned long long)base, (unsigned long long)hq->area_pa);
+	for (unsigned i = 0; i < sizeof(page_offset) / sizeof(page_offset[0]); i++) {
+		int rc = hq_area_at(hq, host, page_offset[i] + (hq->area_pa - base), err);
+
+		if (rc != -EFAULT) {
+			*va = page_offset[i] + (hq->area_pa - base);
+			return rc;
+		}
+	}
+	return err_set(err, EFAULT, "the ring region %#llx is in none of riscv64's linear maps (sv57, sv48, sv39; "
+		       "phys_ram_base %#llx%s)", (unsigned long long)hq->area_pa, (unsigned long long)base,
+		       b ? "" : ", assumed");
+}
+
 int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
 {
 	struct host_qemu *hq = hq_of(h);
 	const int64_t *ms = NULL;
-	uint8_t mark[16], back[16];
 	uint64_t start;
 	int rc;
 
-	if (!hq->area_size || hq->image_arch != IMAGE_ARCH_ARM64)
+	if (!hq->area_size || (hq->image_arch != IMAGE_ARCH_ARM64 && hq->image_arch != IMAGE_ARCH_RISCV64))
 		return -ENOENT;
+	if (hq->image_arch == IMAGE_ARCH_RISCV64) {
+		*host = qhost_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
+		*size = hq->area_size;
+		if (!*host)
+			return err_set(err, ERANGE, "the ring region is outside guest RAM");
+		return hq_rings_area_riscv64(hq, *host, va, err);
+	}
 	if (hq->memstart_pa && !(ms = hq_gpa_ptr(h, hq->memstart_pa, sizeof(*ms))))
 		return err_set(err, ERANGE, "the kernel's memstart_addr is outside guest RAM");
 	if (!hq->va_bits)
@@ -228,20 +287,11 @@ int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, 
 		return err_set(err, ERANGE, "the ring region is outside guest RAM");
 	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);
 	*size = hq->area_size;
-	for (unsigned i = 0; i < sizeof(mark); i++)
-		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
-	memcpy(*host, mark, sizeof(mark));
-	rc = qhost_read_virt(hq->q, *va, back, sizeof(back), err);
-	memset(*host, 0, sizeof(mark));
-	if (rc && hq_gone(hq, rc))
-		return -ENOENT;	/* QEMU is gone: its end is what the run reports */
-	if (rc)
-		return err_set(err, EFAULT, "the ring region's VA %#llx is not mapped in the guest (memstart_addr %#llx%s)",
-			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
-	if (memcmp(mark, back, sizeof(mark)))
+	rc = hq_area_at(hq, *host, *va, err);
+	if (rc == -EFAULT)
 		return err_set(err, EFAULT, "the guest's VA %#llx is not the ring region (memstart_addr %#llx%s)",
 			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");
-	return 0;
+	return rc;
 }
 
 void hq_stub_free(struct host *h, struct stub_region *r)

@@ -125,8 +125,8 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 		if (!t->host->graph)
 			return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub does not hook returns",
 				       t->host->name);
-		return err_set(err, ENOSPC, "--graph: this boot keeps no shadow stacks (the stub's place is small "
-			       "and the boot did not ask for --graph)");
+		return err_set(err, ENOSPC, "--graph: this boot keeps no shadow stacks yet (the stub's place is small "
+			       "until the ftrace_init hand-over, and the boot did not ask for --graph)");
 	}
 	if (c->graph) {
 		struct vt_stub_config *cfg = (struct vt_stub_config *)t->stub.code;

@@ -21,8 +21,8 @@
  * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
  * stub's data, touched only by a trace that hooks returns. Where the
  * stub's first place is small (QEMU: the image's padding), a boot with
- * --graph gets a few, at most a quarter of that room (on arm64 the boot
- * task is the only one until the hand-over), and every trace all of them
+ * --graph gets a few, at most a quarter of that room (the boot task is the
+ * only one until the hand-over), and every trace all of them
  * where the rings move (tracer_rings_move), if they do.
  */
 #define TRACE_SHADOW_TABLES 1024
