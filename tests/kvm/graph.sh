@@ -20,7 +20,10 @@
 #    from close, 20 from getpriority) are the returns of those handlers;
 #  - the attach window's blocks close or are listed as still running at the
 #    detach, and the calls still in flight then return without harm (the
-#    second syscall-loop passes).
+#    second syscall-loop passes);
+#  - on the QEMU host only, a second boot with --graph --trace '*' and
+#    syscall-loop on both vCPUs (graph_star in tests/lib.sh): every block
+#    closed or listed, the summary's events the graph's.
 # GRAPH_HOST=qemu runs it all on the QEMU host (tests/qemu/graph-qemu.sh),
 # GRAPH_ARCH=arm64 on the lean arm64 kernel there (graph-arm64-qemu.sh).
 . "$(dirname "$0")/../lib.sh"
