@@ -128,6 +128,26 @@ attach_windows_check() {
 # graph_check FILE: tests/e2e/graph_check.awk over a --graph text: one line
 # per problem, then "blocks=N closed=N open=N leaves=N".
 graph_check() { awk -f "$TOP/tests/e2e/graph_check.awk" "$1"; }
+# graph_boot_checks FILE: a --graph trace of a boot with start_kernel,
+# setup_arch, trap_init, sched_init and kernel_init among its functions:
+# every block closes at its depth in its task, durations contain their
+# children's, start_kernel is still running at the end with the other three
+# returned inside its block, and kernel_init returned (into ret_from_fork).
+graph_boot_checks() {
+	local stats problems
+	graph_check "$1" >"$1.check"
+	tail -n 20 "$1.check" | sed 's/^/INFO: /'
+	stats=$(tail -n 1 "$1.check")
+	problems=$(($(wc -l <"$1.check") - 1))
+	check "boot: every block closes at its depth in its task, durations contain their children ($stats; $problems problems)" \
+		eval "[ $problems = 0 ] && [[ '$stats' =~ blocks=[1-9] ]]"
+	check "boot: start_kernel is listed as still running at the end (swapper/0-0)" \
+		grep -qE '^ [0-9]\)               \|  /\* start_kernel: still running when the trace ended \(swapper/0-0\) \*/$' "$1"
+	check "boot: setup_arch, trap_init and sched_init returned inside start_kernel's block" \
+		eval "[ \$(grep -cE '^ [0-9]\) .{14}\|    (setup_arch|trap_init|sched_init)\(\);' '$1') = 3 ]"
+	check "boot: kernel_init returned into ret_from_fork (its block closed)" \
+		grep -qE '\|  \}( /\* kernel_init = 0x0 \*/)?$' "$1"
+}
 # graph_star IMAGE INITRD CMDLINE WORKLOAD: --graph --trace '*' on the QEMU
 # host, 2 vCPUs, from start_kernel to the reboot, the guest running what
 # CMDLINE asks (WORKLOAD: the console line that says it passed). Checked:

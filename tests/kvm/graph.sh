@@ -78,18 +78,7 @@ check "boot: no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" =
 check "boot: the trace is the function_graph layout" \
 	eval "head -1 '$TMPD/graph.txt' | grep -qx '# tracer: function_graph'"
 
-graph_check "$TMPD/graph.txt" >"$TMPD/check.out"
-tail -n 20 "$TMPD/check.out" | sed 's/^/INFO: /'
-stats=$(tail -n 1 "$TMPD/check.out")
-problems=$(($(wc -l <"$TMPD/check.out") - 1))
-check "boot: every block closes at its depth in its task, durations contain their children ($stats; $problems problems)" \
-	eval "[ $problems = 0 ] && [[ '$stats' =~ blocks=[1-9] ]]"
-check "boot: start_kernel is listed as still running at the end (swapper/0-0)" \
-	grep -qE '^ 0\)               \|  /\* start_kernel: still running when the trace ended \(swapper/0-0\) \*/$' "$TMPD/graph.txt"
-check "boot: setup_arch, trap_init and sched_init returned inside start_kernel's block" \
-	eval "[ \$(grep -cE '^ 0\) .{14}\|    (setup_arch|trap_init|sched_init)\(\);' '$TMPD/graph.txt') = 3 ]"
-check "boot: kernel_init returned into ret_from_fork (its block closed)" \
-	grep -qE '\|  \}( /\* kernel_init = 0x0 \*/)?$' "$TMPD/graph.txt"
+graph_boot_checks "$TMPD/graph.txt"
 
 # getpriority: the loops' calls (2 workers x LOOPS, twice) and argcall's (one a round).
 want=$((2 * 2 * LOOPS + ROUNDS))

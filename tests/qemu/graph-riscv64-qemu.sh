@@ -33,17 +33,7 @@ bad=$(grep -cE 'Oops|WARNING:|BUG:|Call Trace|Unable to handle' "$TMPD/console")
 check "boot: no oops, no WARNING, no BUG on the console ($bad lines)" [ "$bad" = 0 ]
 check "boot: -v says how many shadow stacks the stub's first place holds" \
 	grep -qE '^vmmtrace: info: --graph: [1-9][0-9]* shadow stacks in the stub.s first place(, all of them if the rings move)?$' "$TMPD/err"
-graph_check "$TMPD/graph.txt" >"$TMPD/check.out"
-stats=$(tail -n 1 "$TMPD/check.out")
-problems=$(($(wc -l <"$TMPD/check.out") - 1))
-check "boot: every block closes at its depth in its task ($stats; $problems problems)" \
-	eval "[ $problems = 0 ] && [[ '$stats' =~ blocks=[1-9] ]]"
-check "boot: start_kernel is listed as still running at the end (swapper/0-0)" \
-	grep -qE '^ [01]\)               \|  /\* start_kernel: still running when the trace ended \(swapper/0-0\) \*/$' "$TMPD/graph.txt"
-check "boot: setup_arch, trap_init and sched_init returned inside start_kernel's block" \
-	eval "[ \$(grep -cE '^ [01]\) .{14}\|    (setup_arch|trap_init|sched_init)\(\);' '$TMPD/graph.txt') = 3 ]"
-check "boot: kernel_init returned into ret_from_fork (its block closed)" \
-	grep -qE '\|  \}( /\* kernel_init = 0x0 \*/)?$' "$TMPD/graph.txt"
+graph_boot_checks "$TMPD/graph.txt"
 want=$((2 * LOOPS))
 got=$(grep -cE 'sys_getpriority\(\); /\* = 0x14 \*/$|\} /\* sys_getpriority = 0x14 \*/$' "$TMPD/graph.txt")
 all=$(grep -cE 'sys_getpriority\(\);|\} /\* sys_getpriority ' "$TMPD/graph.txt")
