@@ -85,7 +85,7 @@ int main(void)
 	err.msg[0] = 0;
 	rc = qhost_write_code(&h, sk_pa, spin, sizeof(spin), &err);
 	if (!rc)
-		rc = qhost_read_virt(&h, sk, back, sizeof(back), &err);
+		rc = qhost_read_virt_on(&h, 0, sk, back, sizeof(back), &err);
 	CHECK(!rc && !memcmp(back, spin, 4), "code written at physical %#llx reads back at start_kernel (%s)",
 	      (unsigned long long)sk_pa, err.msg);
 	CHECK(qhost_write_code(&h, RAM_GPA - 4096, spin, 4, &err) == -ERANGE, "code outside RAM is refused: %s",

@@ -210,20 +210,29 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
  * answer is checked through the guest's own page tables: a marker written
  * into the region must read back at the VA through the gdbstub.
  */
-/* A marker written into the region reads back at va through the gdbstub: 0, -EFAULT, or the gdbstub's error. */
+/*
+ * A marker written into the region reads back at va through the gdbstub:
+ * 0, -EFAULT, or -ENOENT when QEMU is gone (its end is what the run
+ * reports). Through each vCPU's page tables in turn: the one at the
+ * hand-over has the kernel's, but on riscv64 it need not be vCPU 0
+ * (OpenSBI lets the harts draw lots for the boot), and a hart not yet
+ * started has no translation.
+ */
 static int hq_area_at(struct host_qemu *hq, uint8_t *host, uint64_t va, struct errbuf *err)
 {
 	uint8_t mark[16], back[16];
-	int rc;
+	int rc = -EFAULT;
 
 	for (unsigned i = 0; i < sizeof(mark); i++)
 		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
 	memcpy(host, mark, sizeof(mark));
-	rc = qhost_read_virt(hq->q, va, back, sizeof(back), err);
+	for (unsigned cpu = 0; cpu < hq->h.ncpus && rc == -EFAULT; cpu++) {
+		int r = qhost_read_virt_on(hq->q, cpu, va, back, sizeof(back), err);
+
+		rc = r && hq_gone(hq, r) ? -ENOENT : !r && !memcmp(mark, back, sizeof(mark)) ? 0 : -EFAULT;
+	}
 	memset(host, 0, sizeof(mark));
-	if (rc)
-		return hq_gone(hq, rc) ? -ENOENT : -EFAULT;	/* QEMU gone: its end is what the run reports */
-	return memcmp(mark, back, sizeof(mark)) ? -EFAULT : 0;
+	return rc;
 }
 
 /*

@@ -262,11 +262,6 @@ int qhost_read_virt_on(struct qhost *h, unsigned cpu, uint64_t va, void *buf, si
 	return rc ? rc : gdb_read_mem(&h->q.gdb, va, buf, len, err);
 }
 
-int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err)
-{
-	return qhost_read_virt_on(h, 0, va, buf, len, err);
-}
-
 int qhost_set_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)
 {
 	return gdb_set_break(&h->q.gdb, hw, va, h->arch.bp_kind, err);

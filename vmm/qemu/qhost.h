@@ -86,8 +86,7 @@ int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, s
 void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len);
 /* While paused: guest code at a guest-physical address, through the gdbstub. */
 int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len, struct errbuf *err);
-/* While paused: reads guest-virtual memory as vCPU 0 (or cpu) sees it. */
-int qhost_read_virt(struct qhost *h, uint64_t va, void *buf, size_t len, struct errbuf *err);
+/* While paused: reads guest-virtual memory as vCPU cpu sees it. */
 int qhost_read_virt_on(struct qhost *h, unsigned cpu, uint64_t va, void *buf, size_t len, struct errbuf *err);
 
 /* While paused: execution breakpoints (hw: the CPU's debug registers; else QEMU's own list). */
