@@ -20,6 +20,11 @@
  * "CINIT-LOOP ns=<t>", "CINIT-SLEEP n=<k>", "CINIT-LOOP ns=<t>",
  * "CINIT-SLEEP n=<k+1>", then with FUNC in the guest's function tracer
  * (or TRACER: function_graph) "CINIT-FLOOP ns=<t>".
+ * Before all that, with sleepers=N on the kernel command line (the kernel
+ * passes such words to init's environment) it starts N children that
+ * sleep 3 s each (nanosleep) at once, reports "CINIT-SLEEPERS n=<started>",
+ * and waits for them with the workers: each holds one of --graph's shadow
+ * stacks while it sleeps.
  * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
  */
 #include <linux/reboot.h>
@@ -222,6 +227,44 @@ static void bench_rounds(const char *func, long floops, long rounds, const char 
 	}
 }
 
+/* NAME=<number> in init's environment (after argv's NULL on the stack), or 0. */
+static long env_num(long *sp, const char *name)
+{
+	char **envp = (char **)(sp + 1 + sp[0] + 1);
+	unsigned long k = rt_strlen(name);
+
+	for (; *envp; envp++) {
+		unsigned long m = 0;
+
+		while (m < k && (*envp)[m] == name[m])
+			m++;
+		if (m == k && (*envp)[k] == '=')
+			return atol_(*envp + k + 1);
+	}
+	return 0;
+}
+
+/* n children asleep at once, 3 s each; the caller waits for them. */
+static void sleepers(long n)
+{
+	struct timespec ts = { 3, 0 };
+	unsigned long started = 0;
+	char line[48], *p = line;
+
+	for (long i = 0; i < n; i++) {
+		long pid = rt_syscall6(__NR_clone, SIGCHLD_, 0, 0, 0, 0, 0);
+
+		if (pid == 0) {
+			rt_syscall(__NR_nanosleep, (long)&ts, 0, 0);
+			rt_syscall(__NR_exit, 0, 0, 0);
+		}
+		started += pid > 0;
+	}
+	p = kv(p, "CINIT-SLEEPERS n=", started);
+	p = rt_puts(p, "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+}
+
 int rt_main(long *sp)
 {
 	long argc = sp[0], loops, cpus;
@@ -236,6 +279,8 @@ int rt_main(long *sp)
 	if (rt_syscall6(__NR_mount, (long)"proc", (long)"/proc", (long)"proc", 0, 0, 0) ||
 	    rt_syscall6(__NR_mount, (long)"sysfs", (long)"/sys", (long)"sysfs", 0, 0, 0))
 		say("CINIT: mounts failed\n");
+	if (env_num(sp, "sleepers") > 0)
+		sleepers(env_num(sp, "sleepers"));
 	for (long c = 0; loops && c < cpus && c < 64; c++)
 		if (rt_syscall6(__NR_clone, SIGCHLD_, 0, 0, 0, 0, 0) == 0)
 			worker(c, loops);
