@@ -111,10 +111,19 @@
  * address (arm64, riscv64: sp at the call), the original return address,
  * the traced slot and the entry TSC. Only the stub reads them, and the
  * host when it moves them (tracer_rings_move).
+ *
+ * VT_SHADOW_REACH belongs to the table's place, not its owner: how many
+ * tables from this one on a task whose hash leads here may own (at most
+ * VT_SHADOW_PROBE). A stub raises it (atomically: others may raise it at
+ * once) before it claims a table that far away and never lowers it, so a
+ * lookup tries that many tables, not all VT_SHADOW_PROBE of them, and a
+ * task whose table was given back at depth 0 finds it free at the first.
+ * The host recomputes it when it moves the tables.
  */
 #define VT_SHADOW_TASK          0
 #define VT_SHADOW_DEPTH         8
 #define VT_SHADOW_STACK         16
+#define VT_SHADOW_REACH         24
 #define VT_SHADOW_FRAME0        32
 #define VT_FRAME_SLOT           0
 #define VT_FRAME_RET            8

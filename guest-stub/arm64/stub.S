@@ -67,6 +67,17 @@ cfg:
 .endm
 
 /*
+ * How many tables from the home table \home on may be a task's whose hash
+ * leads there (VT_SHADOW_REACH, at most VT_SHADOW_PROBE) in \n, using k.
+ */
+.macro SHADOW_REACH n, home, k
+	ldr	\n, [\home, #VT_SHADOW_REACH]
+	mov	\k, #VT_SHADOW_PROBE
+	cmp	\n, \k
+	csel	\n, \n, \k, ls
+.endm
+
+/*
  * One record, from the CPU number to the publishing store, then back to the
  * traced code: kind 0 an entry (x9 the caller's return address, x30 the
  * slot + 8), kind 1 an exit (x9 where the function returns to, x30 its
@@ -228,25 +239,46 @@ vt_stub_entry:
 	 */
 .Lgraph_entry:
 	cbz	x14, .Lunhooked			/* no task: nowhere to keep the frame */
-	SHADOW_HASH x0, x14, x1
-	mov	x2, #0				/* the first free table seen */
-	mov	w3, #VT_SHADOW_PROBE
+	SHADOW_HASH x5, x14, x1
+	SHADOW_TABLE x5, x4, x1			/* x4: the home table */
+	SHADOW_REACH x3, x4, x1
+	mov	x0, x5
+	cbz	x3, .Lg_claim
 1:	SHADOW_TABLE x0, x11, x1
 	ldr	x15, [x11, #VT_SHADOW_TASK]
 	cmp	x15, x14
 	b.eq	.Lg_found
-	cbnz	x15, 2f
-	cbnz	x2, 2f
-	mov	x2, x11
-2:	add	x0, x0, #1
-	subs	w3, w3, #1
+	add	x0, x0, #1
+	subs	x3, x3, #1
 	b.ne	1b
-	cbz	x2, .Lunhooked			/* every table in reach is taken */
-3:	ldxr	x15, [x2]			/* VT_SHADOW_TASK is at 0 */
+	/*
+	 * None in reach is the task's: it takes the first free table from its
+	 * home on, the home's reach first made to cover it (so that no lookup
+	 * misses the table once it is the task's).
+	 */
+.Lg_claim:
+	mov	x0, x5
+	mov	x3, #1				/* x3: the reach that covers table x0 */
+2:	SHADOW_TABLE x0, x11, x1
+	ldr	x15, [x11, #VT_SHADOW_TASK]
+	cbz	x15, 3f
+	add	x0, x0, #1
+	add	x3, x3, #1
+	cmp	x3, #VT_SHADOW_PROBE
+	b.ls	2b
+	b	.Lunhooked			/* every table in reach is taken */
+3:	add	x1, x4, #VT_SHADOW_REACH
+4:	ldxr	x2, [x1]
+	cmp	x2, x3
+	b.hs	5f
+	stxr	w2, x3, [x1]
+	cbnz	w2, 4b
+	b	6f
+5:	clrex
+6:	ldxr	x15, [x11]			/* VT_SHADOW_TASK is at 0 */
 	cbnz	x15, .Lg_taken
-	stxr	w15, x14, [x2]
-	cbnz	w15, 3b
-	mov	x11, x2
+	stxr	w15, x14, [x11]
+	cbnz	w15, 6b
 .Lg_found:
 	/* x11: the table */
 	ldr	x1, [x11, #VT_SHADOW_DEPTH]
@@ -341,13 +373,15 @@ vt_stub_return:
 	add	x9, sp, #32			/* x9: the key */
 	mrs	x10, sp_el0			/* the task: --graph hooks only where it is known */
 	SHADOW_HASH x11, x10, x15
-	mov	w16, #VT_SHADOW_PROBE
+	SHADOW_TABLE x11, x12, x15
+	SHADOW_REACH x16, x12, x15
+	cbz	x16, .Lr_scan
 1:	SHADOW_TABLE x11, x12, x15
 	ldr	x15, [x12, #VT_SHADOW_TASK]
 	cmp	x15, x10
 	b.eq	2f
 	add	x11, x11, #1
-	subs	w16, w16, #1
+	subs	x16, x16, #1
 	b.ne	1b
 	b	.Lr_scan
 2:	ldr	x13, [x12, #VT_SHADOW_DEPTH]

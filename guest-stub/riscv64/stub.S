@@ -59,6 +59,17 @@ cfg:
 	ld	\k, VT_CFG_SHADOW(s0)
 	add	\t, \k, \t
 .endm
+/*
+ * How many tables from the home table \home on may be a task's whose hash
+ * leads there (VT_SHADOW_REACH, at most VT_SHADOW_PROBE) in \n, using k.
+ */
+.macro SHADOW_REACH n, home, k
+	ld	\n, VT_SHADOW_REACH(\home)
+	li	\k, VT_SHADOW_PROBE
+	bleu	\n, \k, .Lreach\@
+	mv	\n, \k
+.Lreach\@:
+.endm
 
 /*
  * One record, from the CPU number to the publishing store, then back to the
@@ -233,24 +244,39 @@ vt_stub_entry:
 	 */
 .Lgraph_entry:
 	beqz	s1, .Lunhooked			/* no task: nowhere to keep the frame */
-	SHADOW_HASH a0, s1, a1
-	li	a2, 0				/* the first free table seen */
-	li	a3, VT_SHADOW_PROBE
+	SHADOW_HASH a5, s1, a1
+	SHADOW_TABLE a5, a2, a1			/* a2: the home table */
+	SHADOW_REACH a3, a2, a1
+	mv	a0, a5
+	beqz	a3, .Lg_claim
 1:	SHADOW_TABLE a0, a4, a1
 	ld	t2, VT_SHADOW_TASK(a4)
 	beq	t2, s1, .Lg_found
-	bnez	t2, 2f
-	bnez	a2, 2f
-	mv	a2, a4
-2:	addi	a0, a0, 1
+	addi	a0, a0, 1
 	addi	a3, a3, -1
 	bnez	a3, 1b
-	beqz	a2, .Lunhooked			/* every table in reach is taken */
-3:	lr.d	t2, (a2)			/* VT_SHADOW_TASK is at 0 */
+	/*
+	 * None in reach is the task's: it takes the first free table from its
+	 * home on, the home's reach first made to cover it (so that no lookup
+	 * misses the table once it is the task's).
+	 */
+.Lg_claim:
+	mv	a0, a5
+	li	a3, 1				/* a3: the reach that covers table a0 */
+	li	s2, VT_SHADOW_PROBE
+2:	SHADOW_TABLE a0, a4, a1
+	ld	t2, VT_SHADOW_TASK(a4)
+	beqz	t2, 3f
+	addi	a0, a0, 1
+	addi	a3, a3, 1
+	bleu	a3, s2, 2b
+	j	.Lunhooked			/* every table in reach is taken */
+3:	addi	a1, a2, VT_SHADOW_REACH
+	amomaxu.d zero, a3, (a1)
+4:	lr.d	t2, (a4)			/* VT_SHADOW_TASK is at 0 */
 	bnez	t2, .Lunhooked			/* another CPU's task took it first */
-	sc.d	t2, s1, (a2)
-	bnez	t2, 3b
-	mv	a4, a2
+	sc.d	t2, s1, (a4)
+	bnez	t2, 4b
 .Lg_found:
 	/* a4: the table */
 	ld	a1, VT_SHADOW_DEPTH(a4)
@@ -345,7 +371,9 @@ vt_stub_return:
 	addi	t0, sp, 48			/* t0: the key */
 	mv	s1, tp				/* the task: --graph hooks only where it is known */
 	SHADOW_HASH t1, s1, t2
-	li	s2, VT_SHADOW_PROBE
+	SHADOW_TABLE t1, t3, t2
+	SHADOW_REACH s2, t3, t2
+	beqz	s2, .Lr_scan
 1:	SHADOW_TABLE t1, t3, t2
 	ld	t2, VT_SHADOW_TASK(t3)
 	beq	t2, s1, 2f

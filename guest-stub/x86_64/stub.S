@@ -42,13 +42,22 @@ cfg:
  * Where the task in r10 keeps its shadow stack: SHADOW_HASH (proto/trace.h,
  * the host's hash too; clobbers rdx) puts its hash in h, SHADOW_TABLE the
  * address of table h (modulo their number) in t. Callers probe h, h + 1, ...
- * VT_SHADOW_PROBE tables.
+ * as far as SHADOW_REACH puts in n: how many tables from the home table
+ * (VT_SHADOW_REACH, at most VT_SHADOW_PROBE) a task whose hash leads there
+ * may own.
  */
 .macro SHADOW_TABLE h, t
 	movq	\h, \t
 	andq	cfg+VT_CFG_SHADOW_MASK(%rip), \t
 	shlq	$VT_SHADOW_SHIFT, \t
 	addq	cfg+VT_CFG_SHADOW(%rip), \t
+.endm
+.macro SHADOW_REACH n, home
+	movq	VT_SHADOW_REACH(\home), \n
+	cmpq	$VT_SHADOW_PROBE, \n
+	jbe	.Lreach\@
+	movq	$VT_SHADOW_PROBE, \n
+.Lreach\@:
 .endm
 
 /*
@@ -264,26 +273,42 @@ vt_stub_entry:
 	pushq	%rbp
 	/* 24 more bytes on the stack: the caller's return address is at 24+80(%rsp). */
 	SHADOW_HASH %rax
-	xorl	%ebp, %ebp			/* the first free table seen */
-	movl	$VT_SHADOW_PROBE, %r11d
+	movq	%rax, %rdx			/* rdx: the hash */
+	SHADOW_TABLE %rax, %rbp			/* rbp: the home table */
+	SHADOW_REACH %r11, %rbp
+	testq	%r11, %r11
+	jz	.Lg_claim
 1:	SHADOW_TABLE %rax, %rbx
-	movq	VT_SHADOW_TASK(%rbx), %rdx
-	cmpq	%r10, %rdx
+	cmpq	%r10, VT_SHADOW_TASK(%rbx)
 	je	.Lg_found
-	testq	%rdx, %rdx
-	jnz	2f
-	testq	%rbp, %rbp
-	cmovzq	%rbx, %rbp
-2:	incq	%rax
-	decl	%r11d
+	incq	%rax
+	decq	%r11
 	jnz	1b
-	testq	%rbp, %rbp
-	jz	.Lg_unhooked			/* every table in reach is taken */
-	movq	%rbp, %rbx
-	movq	%rcx, %r11
-	xorl	%eax, %eax
+	/*
+	 * None in reach is the task's: it takes the first free table from its
+	 * home on, the home's reach first made to cover it (so that no lookup,
+	 * an NMI's included, misses the table once it is the task's).
+	 */
+.Lg_claim:
+	movq	%rdx, %rax
+	movl	$1, %r11d			/* r11: the reach that covers table rax */
+2:	SHADOW_TABLE %rax, %rbx
+	cmpq	$0, VT_SHADOW_TASK(%rbx)
+	je	3f
+	incq	%rax
+	incl	%r11d
+	cmpl	$VT_SHADOW_PROBE, %r11d
+	jbe	2b
+	jmp	.Lg_unhooked			/* every table in reach is taken */
+3:	movq	%rcx, %rdx
+	movq	VT_SHADOW_REACH(%rbp), %rax
+4:	cmpq	%r11, %rax
+	jae	5f
+	lock cmpxchgq %r11, VT_SHADOW_REACH(%rbp)
+	jne	4b
+5:	xorl	%eax, %eax
 	lock cmpxchgq %r10, VT_SHADOW_TASK(%rbx)
-	movq	%r11, %rcx
+	movq	%rdx, %rcx
 	jne	.Lg_unhooked			/* another CPU's task took it first */
 .Lg_found:
 	movq	VT_SHADOW_DEPTH(%rbx), %rax
@@ -383,12 +408,15 @@ vt_stub_return:
 	movq	cfg+VT_CFG_CUR_OFF(%rip), %rdx
 	movq	%gs:(%rdx), %r10
 	SHADOW_HASH %rax
-	movl	$VT_SHADOW_PROBE, %r11d
+	SHADOW_TABLE %rax, %rbx
+	SHADOW_REACH %r11, %rbx
+	testq	%r11, %r11
+	jz	.Lr_scan
 1:	SHADOW_TABLE %rax, %rbx
 	cmpq	%r10, VT_SHADOW_TASK(%rbx)
 	je	2f
 	incq	%rax
-	decl	%r11d
+	decq	%r11
 	jnz	1b
 	jmp	.Lr_scan
 2:	leaq	16+96(%rsp), %rdx		/* the slot */

@@ -9,6 +9,8 @@
 #    return of 20 (= 0x14) per getpriority call the workers made;
 #  - the stress of graph.sh: --graph --trace '*' from start_kernel to the
 #    reboot, every block closed or listed, the summary's events the graph's;
+#  - graph.sh's 150 sleepers (cinit's sleepers=150): every hrtimer_nanosleep
+#    closes after its 3 s, tasks took tables beyond their first;
 #  - a boot without --graph gets its shadow stacks with the rings' move at
 #    the hand-over (into a region the device tree reserves, below QEMU's own
 #    device tree): a later attach --graph holds exactly the calls made while
@@ -40,6 +42,7 @@ all=$(grep -cE 'sys_getpriority\(\);|\} /\* sys_getpriority ' "$TMPD/graph.txt")
 check "getpriority: $want returns, each 20 (got $got of $all)" eval "[ $got = $want ] && [ $all = $want ]"
 
 graph_star "$RV" "$INITRAMFS_RV" "-- $LOOPS 2" '^CINIT: done'
+graph_sleepers "$RV" "$INITRAMFS_RV" "sleepers=150 -- 0 1" '^CINIT-SLEEPERS n=150'
 
 # No --graph at boot: the shadow stacks come with the rings' move at the
 # hand-over, so attach --graph works later on. cinit's bench rounds: a

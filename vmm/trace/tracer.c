@@ -278,12 +278,14 @@ static void tracer_rings_stranded(struct tracer *t, const char *why)
  * shadow (host) / va: each table in use goes where the stub will look for
  * its task first. The guest wrote them; a table that finds no free place
  * among its probes (a guest that forged its owners) stays behind, and its
- * calls' returns find no frame.
+ * calls' returns find no frame. Each place's reach (VT_SHADOW_REACH) is
+ * made anew: what the tables placed from it need.
  */
 static void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 {
 	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
 	uint64_t moved = 0, left = 0;
+	uint8_t reach[TRACE_SHADOW_TABLES] = { 0 };
 
 	memset(shadow, 0, TRACER_SHADOW_BYTES);
 	for (uint64_t i = 0; i < t->shadow_tables; i++) {
@@ -302,11 +304,18 @@ static void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 			memcpy(&owner, to + VT_SHADOW_TASK, sizeof(owner));
 			if (!owner) {
 				memcpy(to, from, VT_SHADOW_SIZE);
+				if (reach[h & (TRACE_SHADOW_TABLES - 1)] < k + 1)
+					reach[h & (TRACE_SHADOW_TABLES - 1)] = (uint8_t)(k + 1);
 				break;
 			}
 		}
 		moved += k < VT_SHADOW_PROBE;
 		left += k == VT_SHADOW_PROBE;
+	}
+	for (unsigned i = 0; i < TRACE_SHADOW_TABLES; i++) {
+		uint64_t r = reach[i];
+
+		memcpy(shadow + (uint64_t)i * VT_SHADOW_SIZE + VT_SHADOW_REACH, &r, sizeof(r));
 	}
 	if (left)
 		log_warn("%llu shadow stacks found no place among all the stacks: their calls' returns are lost",
@@ -521,6 +530,28 @@ void tracer_ring_totals(struct tracer *t, uint64_t *lost, uint64_t *stub_dropped
 	}
 }
 
+/*
+ * -v: how full --graph's shadow stacks got. The guest wrote them: values
+ * are only counted (a reach beyond VT_SHADOW_PROBE counts as that).
+ */
+static void tracer_shadow_report(struct tracer *t)
+{
+	uint64_t held = 0, farthest = 0;
+
+	for (uint64_t i = 0; t->shadow_host && i < t->shadow_tables; i++) {
+		const uint8_t *s = t->shadow_host + i * VT_SHADOW_SIZE;
+		uint64_t task, reach;
+
+		memcpy(&task, s + VT_SHADOW_TASK, sizeof(task));
+		memcpy(&reach, s + VT_SHADOW_REACH, sizeof(reach));
+		held += task != 0;
+		farthest = reach > farthest ? (reach < VT_SHADOW_PROBE ? reach : VT_SHADOW_PROBE) : farthest;
+	}
+	log_info("--graph: %llu of %llu shadow stacks held at the end; the most any task had to try: %llu of %u",
+		 (unsigned long long)held, (unsigned long long)t->shadow_tables, (unsigned long long)farthest,
+		 VT_SHADOW_PROBE);
+}
+
 void tracer_summary(struct tracer *t, FILE *out)
 {
 	uint64_t lost, stub_dropped, rejected, events = atomic_load(&t->events);
@@ -552,6 +583,7 @@ void tracer_summary(struct tracer *t, FILE *out)
 		if (unhooked)
 			fprintf(out, "vmmtrace: trace: %llu returns not recorded: their call found no room on "
 				"its task's shadow stack, or no task\n", (unsigned long long)unhooked);
+		tracer_shadow_report(t);
 	}
 	if (atomic_load(&t->unrouted))
 		fprintf(out, "vmmtrace: trace: %lu events arrived for slots no client held any more "
