@@ -19,3 +19,22 @@ complete_lines() {
 	mapfile -t -s "$2" -n "$((total - $2))" new < <(tr -d '\r' <"$1")
 	seen=$total
 }
+
+# Benchmarks on a host of two CPUs or more run vmmtrace on CPU 1 (taskset
+# -c 1, by the caller) and its QEMU on CPU 0: unpinned, boots here ran at
+# one of two speeds, whichever each drew (docs/PERFORMANCE.md).
+# pin_qemu_of PID: once the QEMU process among PID's descendants runs, all
+# its threads go to CPU 0; 1 if none appeared within 10 s.
+pin_qemu_of() {
+	local i p kids
+	for ((i = 0; i < 100; i++)); do
+		kids=$(pgrep -P "$1")
+		for p in $kids $(for k in $kids; do pgrep -P "$k"; done); do
+			case $(ps -o comm= -p "$p") in
+			qemu-system-*) taskset -a -p -c 0 "$p" >/dev/null; return 0 ;;
+			esac
+		done
+		sleep 0.1
+	done
+	return 1
+}
