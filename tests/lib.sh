@@ -211,11 +211,14 @@ graph_sleepers() {
 	graph_check "$TMPD/sleep.txt" >"$TMPD/sleep.check"
 	stats=$(tail -n 1 "$TMPD/sleep.check")
 	problems=$(($(wc -l <"$TMPD/sleep.check") - 1))
-	long=$(awk '$2 == "$" && $3 >= 2990000' "$TMPD/sleep.txt" | wc -l)	# a closing line or a leaf: a call's duration
+	# A closing line or a leaf: a call's duration. 3 s by the guest's clock,
+	# which on x86_64 under TCG is refined-jiffies (its TSC is marked
+	# unstable there): a tick coarse, and sleeps of 2.989 s were seen.
+	long=$(awk '$2 == "$" && $3 >= 2950000' "$TMPD/sleep.txt" | wc -l)
 	farthest=$(sed -nE 's/.*--graph: .* the most any task had to try: ([0-9]+) of .*/\1/p' "$TMPD/sleep.err")
 	events=$(sed -nE 's/^vmmtrace: trace: ([0-9]+) events .* 0 dropped \(0 by the stub, 0 lost\).*/\1/p' "$TMPD/sleep.err")
 	check "sleepers: status 0 (got $rc), the guest's 150 sleepers ran" eval "[ $rc = 0 ] && grep -qE '$4' '$TMPD/sleep.console'"
-	check "sleepers: every hrtimer_nanosleep closes in its task ($stats; $problems problems), $long of them 3 s after they began (150 or more)" \
+	check "sleepers: every hrtimer_nanosleep closes in its task ($stats; $problems problems), $long of them about 3 s after they began (2.95 s or more; 150 or more)" \
 		eval "[ $problems = 0 ] && [[ '$stats' =~ open=0 ]] && [ '$long' -ge 150 ]"
 	check "sleepers: nothing dropped, no return unrecorded (${events:-?} events)" \
 		eval "[ -n '$events' ] && ! grep -q 'returns not recorded' '$TMPD/sleep.err'"
