@@ -24,7 +24,7 @@ LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-commo
 # (vmm/$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
 # Dependencies point down the layers: scripts/check-layering.sh.
 ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/*.c))
-VMM_LAYERS    := cli control trace image host kvm qemu devices util
+VMM_LAYERS    := cli control trace output image host kvm qemu devices util
 VMM_SRC       := $(filter-out vmm/cli/main.c,$(sort $(foreach l,$(VMM_LAYERS),$(wildcard vmm/$(l)/*.c))))
 ARCH_HOST_SRC := $(sort $(wildcard vmm/$(HOSTARCH)/*.c))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)

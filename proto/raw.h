@@ -144,7 +144,7 @@ struct raw_trailer {
 /*
  * RAW_CHUNK_PROTOS payload (version 3, written with --args): a u32 count,
  * then count times a u64 function address and its prototype in the wire
- * form of vmm/trace/fnargs.c (fnargs_encode): u8 parameters, u8 kept,
+ * form of vmm/output/fnargs.c (fnargs_encode): u8 parameters, u8 kept,
  * u8 variadic, then for each kept parameter u8 kind, u8 size, u8 signed,
  * u8 name length, the name, u8 type length, the type. The writer puts a
  * function's prototype in the file before the first event chunk with a call

@@ -4,14 +4,16 @@
 # "Layout"), checked over every quoted #include of the tree:
 #
 #   command line (vmm/cli) -> control (vmm/control) -> tracing (vmm/trace)
-#     -> {image reader (vmm/image), host boundary (vmm/host), arch/, proto/};
+#     -> {output formats (vmm/output), image reader (vmm/image),
+#         host boundary (vmm/host), arch/, proto/};
 #   hosts behind the boundary: the VM core (vmm/kvm), QEMU (vmm/qemu)
 #   devices (vmm/devices) -> VM core;  host-arch VMM code (vmm/x86_64) -> VM core
 #
 # and: arch/ and proto/ depend on nothing of the project (arch/ sees only
 # arch/ and proto/, proto/ only <stdint.h>/<stddef.h>); the VM core never
 # includes the tracer, the control socket, the devices or its own arch
-# extension; the image reader needs no KVM; nothing below the command line
+# extension; the image reader needs no KVM; the output formats need no
+# engine and no host; nothing below the command line
 # includes its header. `layering.sh [ROOT]` checks ROOT (default: this tree)
 # and prints one line per violation.
 set -u
@@ -56,14 +58,16 @@ check_dir vmm/devices 'vmm/(devices|kvm|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
 	"devices depend on the VM core only"
 for d in vmm/*/; do
 	d=${d%/}
-	case $d in vmm/cli|vmm/control|vmm/trace|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
+	case $d in vmm/cli|vmm/control|vmm/trace|vmm/output|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
 	# A host-arch folder (vmm/x86_64, ...) or another host backend.
 	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|host|devices|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
 		"host-arch VMM code extends the VM core and calls no tracer"
 done
-check_dir vmm/trace 'vmm/(trace|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+check_dir vmm/output 'vmm/(output|image|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
+	"the output formats (writers, the raw reader, the taps) need nothing of the tracing engine or of any host"
+check_dir vmm/trace 'vmm/(trace|output|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"tracing sits below the control socket and the command line, and reaches a guest through the host boundary (vmm/host) only"
-check_dir vmm/control 'vmm/(control|trace|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+check_dir vmm/control 'vmm/(control|trace|output|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the control socket sits below the command line, and reaches a guest through the tracer and the host boundary (vmm/host) only"
 # Nothing outside the command line includes its header, tests included.
 while IFS= read -r f; do

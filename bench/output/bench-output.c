@@ -30,11 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vmm/trace/raw-read.h"
+#include "vmm/output/raw-read.h"
 #include "vmm/trace/ring.h"
 #include "vmm/trace/trace-buf.h"
-#include "vmm/trace/trace-raw.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/raw.h"
+#include "vmm/output/writer.h"
 
 /*
  * Events between two consumer rounds: the tracer's consumer wakes every

@@ -16,7 +16,7 @@
 
 #include "vmm/control/control-frame.h"
 #include "vmm/trace/filter.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/writer.h"
 
 #define MAX_MSGS 64
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the raw trace reader (vmm/trace/raw-read.c): the
+ * libFuzzer target for the raw trace reader (vmm/output/raw-read.c): the
  * input is a whole trace file. raw_read_open takes a path, so the input
  * goes into a memfd opened through /proc/self/fd: the reader maps it as
  * it maps a real file, with no change to its code. Checked: the report
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vmm/trace/raw-read.h"
+#include "vmm/output/raw-read.h"
 
 struct count {
 	uint64_t n;

@@ -18,7 +18,7 @@
 #include "proto/control.h"
 #include "proto/trace.h"
 #include "vmm/control/control-frame.h"
-#include "vmm/trace/trace-raw.h"
+#include "vmm/output/raw.h"
 
 static const char *top;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --args formatting (vmm/trace/fnargs.c): each kind of parameter printed as
+ * --args formatting (vmm/output/fnargs.c): each kind of parameter printed as
  * the guest's ftrace prints it with func-args (kernel/trace/trace_output.c,
  * print_function_args: signed integers in decimal, unsigned ones and
  * pointers in hex, what it cannot show as "(KIND)[0x..:0x..]", "?" before a
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/trace/fnargs.h"
+#include "vmm/output/fnargs.h"
 
 static struct kbtf_param param(const char *name, unsigned kind, unsigned size, int sign, const char *type)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The --handshake table (vmm/trace/handshake.c) from hand-made kvm:cpuid
+ * The --handshake table (vmm/output/handshake.c) from hand-made kvm:cpuid
  * and kvm:msr events: what was offered, which features a guest turned on,
  * first on which CPU and when, from which function (the MSR accessor's
  * caller, else the RIP), with which value; turned off again; written but
@@ -13,8 +13,8 @@
 
 #include "tests/unit/check.h"
 #include "vmm/image/symtab.h"
-#include "vmm/trace/handshake.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/handshake.h"
+#include "vmm/output/vmevent.h"
 
 #define WRMSR_VA	0xffffffff81010000ull	/* native_write_msr */
 #define CLOCK_VA	0xffffffff81020000ull	/* kvm_register_clock */

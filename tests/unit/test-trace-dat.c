@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The trace.dat writer (vmm/trace/trace-dat.c). A few thousand synthetic
+ * The trace.dat writer (vmm/output/dat.c). A few thousand synthetic
  * events on three CPUs (small deltas, deltas that need a time extend, long
  * idle gaps, a gap no extend holds, equal timestamps within and across CPUs,
  * addresses outside every symbol) are written as trace.dat and as text.
@@ -21,8 +21,8 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/dat/dat-walk.h"
-#include "vmm/trace/trace-dat.h"
-#include "vmm/trace/trace-dat-pages.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/dat-pages.h"
 
 #define KT 0xffffffff81000000ull
 #define NFUNCS 48

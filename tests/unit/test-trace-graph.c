@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The --graph writer (vmm/trace/trace-graph.c) against the layout of the
+ * The --graph writer (vmm/output/graph.c) against the layout of the
  * kernel's function_graph tracer (kernel/trace/trace_functions_graph.c,
  * default options, funcgraph-retval): the header, the CPU column, the
  * duration column and its overhead marks, leaves on one line, blocks that
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/trace/vmevent.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/vmevent.h"
+#include "vmm/output/writer.h"
 
 #define KT 0xffffffff81000000ull
 #define TASK_A 0xffff888000100000ull

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The protobuf encoder (vmm/trace/protobuf.c) against hand-computed bytes,
- * and the Perfetto writer (vmm/trace/trace-perfetto.c) read back by a
+ * The protobuf encoder (vmm/output/protobuf.c) against hand-computed bytes,
+ * and the Perfetto writer (vmm/output/perfetto.c) read back by a
  * decoder of this test's own: it walks the wire format generically, then
  * interprets the Perfetto fields it knows, and must recover every event
  * with its vCPU (through the track descriptors), its name and caller
@@ -17,9 +17,9 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/perfetto/decode.h"
-#include "vmm/trace/protobuf.h"
-#include "vmm/trace/trace-perfetto.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/protobuf.h"
+#include "vmm/output/perfetto.h"
+#include "vmm/output/vmevent.h"
 
 #define KT 0xffffffff81000000ull
 #define NSYMS 300		/* fn_000 .. fn_299, 0x100 bytes each, then _etext */

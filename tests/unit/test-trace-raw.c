@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The raw format (vmm/trace/trace-raw.c, raw-read.c): every field of a few
+ * The raw format (vmm/output/raw.c, raw-read.c): every field of a few
  * hundred thousand events on 4 CPUs back exactly; a small trace cut at every
  * byte offset reads exactly the chunks complete before the cut; a flipped
  * byte in each chunk costs that chunk alone, named by its offset; foreign,
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/trace/raw-read.h"
-#include "vmm/trace/trace-raw.h"
+#include "vmm/output/raw-read.h"
+#include "vmm/output/raw.h"
 
 #define KT 0xffffffff81000000ull
 #define NFUNCS 300

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The text writer (vmm/trace/trace-text.c) against ftrace's `trace` layout:
+ * The text writer (vmm/output/text.c) against ftrace's `trace` layout:
  * symbolisation of the traced slot (exact symbol start only) and of the
  * parent (any address inside a symbol, without offset), hexadecimal for
  * everything else, the timestamp from the guest TSC (tsc_base is time zero,
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "vmm/trace/trace-text.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/text.h"
+#include "vmm/output/vmevent.h"
 
 #define KT 0xffffffff81000000ull
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VM events' pure parts (vmm/trace/vmevent.c): --event globs over the
+ * VM events' pure parts (vmm/output/vmevent.c): --event globs over the
  * event names, --msr lists (numbers, ranges, the limits, every malformed
  * shape refused), the host tracepoints' text, and the raw writer and reader
  * carrying a VM event between function entries without disturbing them.
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/trace/raw-read.h"
-#include "vmm/trace/trace-raw.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/raw-read.h"
+#include "vmm/output/raw.h"
+#include "vmm/trace/vmev-select.h"
 
 static void test_select(void)
 {

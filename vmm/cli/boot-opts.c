@@ -9,8 +9,8 @@
 
 #include "vmm/cli/boot-opts.h"
 #include "vmm/kvm/vm.h"
-#include "vmm/trace/flightrec.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/flightrec.h"
+#include "vmm/output/writer.h"
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
 

@@ -9,7 +9,7 @@
 #include "vmm/cli/cmd.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/trace/tracer.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/trace/vmev-select.h"
 
 #define BOOT_DEFAULT_MEM   (512ULL << 20)
 #define BOOT_MAX_MEM       (64ULL << 30)

@@ -15,8 +15,8 @@
 #include "vmm/cli/fatal.h"
 #include "vmm/control/control-frame.h"
 #include "vmm/control/ctl-client.h"
-#include "vmm/trace/vmevent.h"
-#include "vmm/trace/writer.h"
+#include "vmm/trace/vmev-select.h"
+#include "vmm/output/writer.h"
 
 #define ATTACH_MAX_GLOBS 4096
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmmtrace report: reads a raw trace (vmm/trace/raw-read.h) and converts it
+ * vmmtrace report: reads a raw trace (vmm/output/raw-read.h) and converts it
  * to another format, filtered, or sums it up (--stat) or folds it into
  * collapsed stacks (--flame), as trace-cmd report does for trace.dat. A
  * file cut by a kill is no error: what it holds is reported, and one line
@@ -15,7 +15,7 @@
 
 #include "vmm/cli/cmd.h"
 #include "vmm/cli/report.h"
-#include "vmm/trace/raw-read.h"
+#include "vmm/output/raw-read.h"
 
 static const char report_usage[] =
 	"usage: vmmtrace report FILE [options]\n"

@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 #include "vmm/trace/filter.h"
-#include "vmm/trace/raw-read.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/raw-read.h"
+#include "vmm/output/writer.h"
 
 struct report_opts {
 	const char *file, *out_path, *format;

@@ -19,8 +19,8 @@
 #include "vmm/trace/filter.h"
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer.h"
-#include "vmm/trace/vmevent.h"
-#include "vmm/trace/writer.h"
+#include "vmm/trace/vmev-select.h"
+#include "vmm/output/writer.h"
 #include "vmm/host/host.h"
 
 #define CTL_MAX_CONNS      32

@@ -11,7 +11,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "vmm/trace/tracer-int.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/vmevent.h"
 #include "vmm/util/log.h"
 
 static const struct route *route_find(const struct route_table *rt, uint64_t va)

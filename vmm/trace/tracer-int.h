@@ -23,7 +23,7 @@
 #include "vmm/image/symtab.h"
 #include "vmm/trace/task.h"
 #include "vmm/trace/trace-buf.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/writer.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/host/host.h"
 

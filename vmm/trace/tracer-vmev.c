@@ -23,7 +23,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "vmm/trace/tracer-int.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/vmevent.h"
 #include "vmm/util/log.h"
 
 int tracer_vmev_setup(struct tracer *t, struct errbuf *err)

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "vmm/trace/trace-dat.h"
+#include "vmm/output/dat.h"
 
 struct dat_line {
 	unsigned cpu;

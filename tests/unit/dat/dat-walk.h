@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/trace-dat.h"
+#include "vmm/output/dat.h"
 
 #define DAT_WALK_MAX_CPUS 64
 

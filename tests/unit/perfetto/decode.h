@@ -4,7 +4,7 @@
  * writer's encoder on purpose: a generic walk of the wire format (any
  * field, any wire type, every length checked against its container), then
  * an interpretation of the few Perfetto messages vmmtrace writes. Field
- * numbers are Perfetto's (vmm/trace/trace-perfetto.c names each one); they
+ * numbers are Perfetto's (vmm/output/perfetto.c names each one); they
  * are repeated here as bare numbers so that a wrong number in the writer
  * does not carry over into the reader.
  */

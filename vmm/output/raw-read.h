@@ -7,13 +7,13 @@
  * lacked or had damaged is returned as values (struct raw_read_report),
  * never printed: a file cut by a kill is a normal result, not an error.
  */
-#ifndef VMM_TRACE_RAW_READ_H
-#define VMM_TRACE_RAW_READ_H
+#ifndef VMM_OUTPUT_RAW_READ_H
+#define VMM_OUTPUT_RAW_READ_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/trace/writer.h"
+#include "vmm/output/writer.h"
 #include "vmm/util/error.h"
 
 /* A chunk the reader could not use: where it starts and why. */

@@ -7,8 +7,8 @@
  * the older pages move to a temporary file per CPU and are copied from it
  * at close, so a trace of any length runs in bounded memory.
  */
-#ifndef VMM_TRACE_DAT_PAGES_H
-#define VMM_TRACE_DAT_PAGES_H
+#ifndef VMM_OUTPUT_DAT_PAGES_H
+#define VMM_OUTPUT_DAT_PAGES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "vmm/trace/trace-dat.h"
-#include "vmm/trace/trace-perfetto.h"
-#include "vmm/trace/trace-raw.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/perfetto.h"
+#include "vmm/output/raw.h"
+#include "vmm/output/writer.h"
 
 static const struct trace_writer_ops *const trace_writers[] = {
 	&trace_writer_text,

@@ -4,14 +4,14 @@
  * the writer, and the encoding pieces its reader (raw-read.c) shares, so
  * that both sides of every varint and checksum are one piece of code.
  */
-#ifndef VMM_TRACE_RAW_H
-#define VMM_TRACE_RAW_H
+#ifndef VMM_OUTPUT_RAW_H
+#define VMM_OUTPUT_RAW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "proto/raw.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/writer.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the raw format's headers are written as the host lays them out: little-endian hosts only"

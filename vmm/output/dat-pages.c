@@ -18,8 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "vmm/trace/trace-dat.h"
-#include "vmm/trace/trace-dat-pages.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/dat-pages.h"
 
 struct dat_cpu_pages {
 	FILE *spill;			/* the oldest pages, moved out of memory; NULL: none */

@@ -24,8 +24,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "vmm/trace/raw-read.h"
-#include "vmm/trace/trace-raw.h"
+#include "vmm/output/raw-read.h"
+#include "vmm/output/raw.h"
 
 struct raw_reader {
 	const uint8_t *map;

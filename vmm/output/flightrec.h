@@ -5,14 +5,14 @@
  * when the guest dies (docs/FLIGHT-RECORDER.md). Pure code: it sees the
  * events in timestamp order and prints them in the text trace's layout.
  */
-#ifndef VMM_TRACE_FLIGHTREC_H
-#define VMM_TRACE_FLIGHTREC_H
+#ifndef VMM_OUTPUT_FLIGHTREC_H
+#define VMM_OUTPUT_FLIGHTREC_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/trace/ring.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/event.h"
+#include "vmm/output/writer.h"
 
 #define FLIGHTREC_MAX 1000000u		/* events: 48 MB of memory at most */
 

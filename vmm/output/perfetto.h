@@ -7,10 +7,10 @@
  * guest kernel. Event names, the callers' names and the annotation keys are
  * interned on one packet sequence, so a long trace names each function once.
  */
-#ifndef VMM_TRACE_PERFETTO_H
-#define VMM_TRACE_PERFETTO_H
+#ifndef VMM_OUTPUT_PERFETTO_H
+#define VMM_OUTPUT_PERFETTO_H
 
-#include "vmm/trace/writer.h"
+#include "vmm/output/writer.h"
 
 extern const struct trace_writer_ops trace_writer_perfetto;
 

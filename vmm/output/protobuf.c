@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/protobuf.h"
+#include "vmm/output/protobuf.h"
 
 void protobuf_buf_init(struct protobuf_buf *b)
 {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/protobuf.h"
-#include "vmm/trace/trace-perfetto.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/protobuf.h"
+#include "vmm/output/perfetto.h"
+#include "vmm/output/vmevent.h"
 
 /*
  * Field numbers and enum values of Perfetto's public protos, as published

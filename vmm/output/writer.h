@@ -13,15 +13,15 @@
  * Writers never print and never exit: they return 0 or -errno, with a
  * one-line message in an errbuf where one is taken.
  */
-#ifndef VMM_TRACE_WRITER_H
-#define VMM_TRACE_WRITER_H
+#ifndef VMM_OUTPUT_WRITER_H
+#define VMM_OUTPUT_WRITER_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "vmm/image/symtab.h"
-#include "vmm/trace/fnargs.h"
-#include "vmm/trace/ring.h"
+#include "vmm/output/fnargs.h"
+#include "vmm/output/event.h"
 #include "vmm/util/error.h"
 
 /* What every format needs to know about the trace besides its events. */

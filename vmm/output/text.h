@@ -5,14 +5,14 @@
  * with --args, function(name=value, ...) as ftrace's func-args option prints
  * it (fnargs.h). docs/TRACING.md, docs/TASKS.md.
  */
-#ifndef VMM_TRACE_TEXT_H
-#define VMM_TRACE_TEXT_H
+#ifndef VMM_OUTPUT_TEXT_H
+#define VMM_OUTPUT_TEXT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/trace/fnargs.h"
-#include "vmm/trace/ring.h"
+#include "vmm/output/fnargs.h"
+#include "vmm/output/event.h"
 #include "vmm/image/symtab.h"
 
 struct trace_text {

@@ -10,16 +10,16 @@
  * funcgraph_entry/exit) is a new table entry and a line in
  * trace_dat_event_pick().
  */
-#ifndef VMM_TRACE_DAT_H
-#define VMM_TRACE_DAT_H
+#ifndef VMM_OUTPUT_DAT_H
+#define VMM_OUTPUT_DAT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm/trace/ring.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/event.h"
+#include "vmm/output/writer.h"
 
 extern const struct trace_writer_ops trace_writer_dat;
 

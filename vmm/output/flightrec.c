@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "vmm/trace/flightrec.h"
-#include "vmm/trace/trace-text.h"
+#include "vmm/output/flightrec.h"
+#include "vmm/output/text.h"
 
 struct flightrec {
 	unsigned cap;

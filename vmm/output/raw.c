@@ -14,7 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "vmm/trace/trace-raw.h"
+#include "vmm/output/raw.h"
 
 struct trace_writer {
 	FILE *out;

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/trace-dat.h"
-#include "vmm/trace/trace-dat-pages.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/dat-pages.h"
+#include "vmm/output/vmevent.h"
 
 /* The ring buffer's event header: 5-bit type_len, 27-bit time_delta. */
 #define DAT_TYPE_LEN_MAX	28u	/* data events: type_len * 4 payload bytes */

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/vmevent.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/vmevent.h"
+#include "vmm/output/writer.h"
 
 #define GRAPH_INDENT 2		/* TRACE_GRAPH_INDENT */
 #define GRAPH_PROCINFO 14	/* TRACE_GRAPH_PROCINFO_LENGTH */

@@ -5,20 +5,20 @@
  * struct ring_event records that travel with the function events through
  * the same ordering buffer, named and printed like the host kernel's KVM
  * tracepoints (arch/x86/kvm/trace.h, include/trace/events/kvm.h) so that
- * they read at sight. Pure code: names, selection, --msr lists, encoding
- * and text; no KVM.
+ * they read at sight. Pure code: names, encoding and text; no KVM (which
+ * of them a trace records, and which MSRs: vmm/trace/vmev-select.h).
  *
  * A VM event in a struct ring_event: flags has RING_EV_VM, the kind in
  * bits 8..14 and kind-specific bits in 0..7; func is the guest RIP; seq
  * counts the vCPU's VM events; parent and arg carry the payload.
  */
-#ifndef VMM_TRACE_VMEVENT_H
-#define VMM_TRACE_VMEVENT_H
+#ifndef VMM_OUTPUT_VMEVENT_H
+#define VMM_OUTPUT_VMEVENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/trace/ring.h"
+#include "vmm/output/event.h"
 
 enum vmev_kind {
 	VMEV_PIO = 1,		/* kvm:pio  parent: port | size << 16 | count << 32; arg: value */
@@ -39,29 +39,6 @@ enum vmev_kind {
 
 /* The event's "group:name" (kvm:pio), or NULL for a kind out of range. */
 const char *vmev_name(unsigned kind);
-/*
- * Adds the kinds whose names match glob (ftrace-like glob over
- * "kvm:pio" ...) to *mask. -ENOENT when it matches none.
- */
-int vmev_select(const char *glob, uint32_t *mask);
-
-#define VMEV_MAX_MSR_RANGES 16
-struct vmev_msr_range {
-	uint32_t first, last;		/* inclusive */
-};
-struct vmev_msr_set {
-	struct vmev_msr_range r[VMEV_MAX_MSR_RANGES];
-	unsigned n;
-};
-/* The MSRs kvm:msr records by default: the KVM PV MSRs. */
-void vmev_msr_defaults(struct vmev_msr_set *set);
-/*
- * Adds a --msr list: comma-separated MSR numbers or FIRST-LAST ranges
- * (hex with 0x, or decimal), each at most 0xffffffff and a range at most
- * 256 MSRs. -EINVAL for a malformed list, -E2BIG past the range limit.
- */
-int vmev_msr_parse(const char *list, struct vmev_msr_set *set);
-
 /* Encoding. */
 static inline int vmev_is(const struct ring_event *ev)
 {

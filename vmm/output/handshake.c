@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "vmm/image/symtab.h"
-#include "vmm/trace/handshake.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/handshake.h"
+#include "vmm/output/vmevent.h"
 
 #define HS_CPUID_SIG		0x40000000u
 #define HS_CPUID_FEATURES	0x40000001u

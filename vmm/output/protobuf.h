@@ -9,8 +9,8 @@
  * and every later call leaves the buffer alone, so a writer checks once
  * per message rather than after every field.
  */
-#ifndef VMM_TRACE_PROTOBUF_H
-#define VMM_TRACE_PROTOBUF_H
+#ifndef VMM_OUTPUT_PROTOBUF_H
+#define VMM_OUTPUT_PROTOBUF_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * the 6.1 guests vmmtrace traces (readers parse the payload from them, so
  * field offsets and sizes must match what the encoder writes).
  */
-#include "vmm/trace/trace-dat.h"
-#include "vmm/trace/vmevent.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/vmevent.h"
 
 /* The kernel's struct trace_entry, the first fields of every event. */
 static const struct trace_dat_field dat_common_fields[] = {

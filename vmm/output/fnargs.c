@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "proto/trace.h"
-#include "vmm/trace/fnargs.h"
+#include "vmm/output/fnargs.h"
 
 _Static_assert(KBTF_ARG_REGS == VT_REC_NARGS, "the stub records the registers ftrace prints");
 

@@ -6,13 +6,13 @@
  * events (vmevent.h), so that every line can be found in the trace.
  * Pure code: it sees events in timestamp order and prints a table.
  */
-#ifndef VMM_TRACE_HANDSHAKE_H
-#define VMM_TRACE_HANDSHAKE_H
+#ifndef VMM_OUTPUT_HANDSHAKE_H
+#define VMM_OUTPUT_HANDSHAKE_H
 
 #include <stdio.h>
 
-#include "vmm/trace/ring.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/event.h"
+#include "vmm/output/writer.h"
 
 struct handshake;
 

@@ -11,8 +11,8 @@
  * functions) or from a raw trace's prototype chunks. Shared by every writer
  * of a run: lookups lock.
  */
-#ifndef VMM_TRACE_FNARGS_H
-#define VMM_TRACE_FNARGS_H
+#ifndef VMM_OUTPUT_FNARGS_H
+#define VMM_OUTPUT_FNARGS_H
 
 #include <pthread.h>
 #include <stddef.h>

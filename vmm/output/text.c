@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/trace/trace-text.h"
-#include "vmm/trace/vmevent.h"
-#include "vmm/trace/writer.h"
+#include "vmm/output/text.h"
+#include "vmm/output/vmevent.h"
+#include "vmm/output/writer.h"
 
 void trace_text_init(struct trace_text *t, FILE *out, const struct symtab *syms, uint64_t tsc_khz)
 {
