@@ -24,14 +24,14 @@ LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-commo
 # (vmm/$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
 # Dependencies point down the layers: scripts/check-layering.sh.
 ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/*.c))
-VMM_LAYERS    := cli control trace output image host kvm qemu devices util
+VMM_LAYERS    := cli control trace output guest image host kvm qemu devices util
 VMM_SRC       := $(filter-out vmm/cli/main.c,$(sort $(foreach l,$(VMM_LAYERS),$(wildcard vmm/$(l)/*.c))))
 ARCH_HOST_SRC := $(sort $(wildcard vmm/$(HOSTARCH)/*.c))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
 LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 # The guest stub is freestanding code that runs inside the guest; its rules
 # live next to it and add its embedded image to LIB_OBJ.
-include guest-stub/$(HOSTARCH)/stub.mk
+include guest-stub/x86_64/stub.mk
 include guest-stub/arm64/stub.mk
 include guest-stub/riscv64/stub.mk
 include tests/kvm/payload/payload.mk

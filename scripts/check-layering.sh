@@ -52,22 +52,24 @@ check_dir vmm/util 'vmm/util/[a-z0-9_.-]+' "the utilities are the bottom layer"
 check_dir vmm/host 'vmm/(host|util)/[a-z0-9_.-]+' "the host boundary is an interface: it names no host"
 check_dir vmm/image 'vmm/(image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the image reader needs no KVM, no VM and no tracer"
+check_dir vmm/guest 'vmm/(guest|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"what vmmtrace puts into a guest (stubs, their install, their data's geometry) serves the tracer and every host, and calls neither"
 check_dir vmm/kvm 'vmm/(kvm|host|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the VM core calls no layer above it (the tracer registers hooks) and no arch extension"
 check_dir vmm/devices 'vmm/(devices|kvm|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
 	"devices depend on the VM core only"
 for d in vmm/*/; do
 	d=${d%/}
-	case $d in vmm/cli|vmm/control|vmm/trace|vmm/output|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
+	case $d in vmm/cli|vmm/control|vmm/trace|vmm/output|vmm/guest|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
 	# A host-arch folder (vmm/x86_64, ...) or another host backend.
-	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|host|devices|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
+	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|host|devices|guest|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
 		"host-arch VMM code extends the VM core and calls no tracer"
 done
 check_dir vmm/output 'vmm/(output|image|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
 	"the output formats (writers, the raw reader, the taps) need nothing of the tracing engine or of any host"
-check_dir vmm/trace 'vmm/(trace|output|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+check_dir vmm/trace 'vmm/(trace|output|guest|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"tracing sits below the control socket and the command line, and reaches a guest through the host boundary (vmm/host) only"
-check_dir vmm/control 'vmm/(control|trace|output|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+check_dir vmm/control 'vmm/(control|trace|output|guest|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the control socket sits below the command line, and reaches a guest through the tracer and the host boundary (vmm/host) only"
 # Nothing outside the command line includes its header, tests included.
 while IFS= read -r f; do

@@ -13,9 +13,9 @@ $(STUB_OBJ): guest-stub/x86_64/stub.S proto/trace.h
 $(STUB_BIN): $(STUB_OBJ)
 	objcopy -O binary -j .text $< $@
 
-# The host side sees the image as vt_stub_blob[] .. vt_stub_blob_end.
-$(STUB_EMB): $(STUB_BIN) guest-stub/embed.S
-	$(CC) -c -DSTUB_BIN='"$(STUB_BIN)"' -DSTUB_SYM=vt_stub_blob -o $@ guest-stub/embed.S
+# The host side sees the image as vt_stub_blob_x86_64[] .. vt_stub_blob_x86_64_end.
+$(STUB_EMB): $(STUB_BIN) guest-stub/embed.S guest-stub/x86_64/stub.mk
+	$(CC) -c -DSTUB_BIN='"$(STUB_BIN)"' -DSTUB_SYM=vt_stub_blob_x86_64 -o $@ guest-stub/embed.S
 
 LIB_OBJ += $(STUB_EMB)
 guest-stub:: $(STUB_BIN)

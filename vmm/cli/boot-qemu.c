@@ -25,10 +25,10 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "arch/x86_64/stub-map.h"
 #include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
 #include "vmm/control/control.h"
+#include "vmm/guest/stub-geom.h"
 #include "vmm/image/image.h"
 #include "vmm/qemu/devtree.h"
 #include "vmm/qemu/host-qemu.h"
@@ -399,13 +399,12 @@ struct ring_region {
 static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *cfg, const struct qhost_arch *arch,
 			   struct ring_region *rr, struct errbuf *err)
 {
-	/* The rings, their headers' page, and --graph's shadow stacks (tracer_rings_move). */
-	uint64_t want = o->ncpus * o->tcfg->buffer_size + 4096 + TRACER_SHADOW_BYTES + 4096;
 	void *dtb = NULL, *out = NULL;
 	size_t len = 0, olen = 0;
 	int fd = -1, rc;
 
-	rr->size = (want + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+	/* The rings, their headers' page, and --graph's shadow stacks (tracer_rings_move). */
+	rr->size = stub_geom_region_bytes(o->ncpus, o->tcfg->buffer_size);
 	if (rr->size > o->mem / 4)
 		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
 			       o->ncpus);
@@ -458,17 +457,16 @@ static int ring_region_dtb(const struct boot_qemu_opts *o, struct qemu_config *c
 static int x86_region(const struct boot_qemu_opts *o, struct ring_region *rr, char *memmap, size_t len,
 		      struct errbuf *err)
 {
-	uint64_t rings = (o->ncpus * o->tcfg->buffer_size + 4096 + TRACER_SHADOW_BYTES + (2ULL << 20) - 1) &
-			 ~((2ULL << 20) - 1);
+	uint64_t rings = stub_geom_region_bytes(o->ncpus, o->tcfg->buffer_size);
 	uint64_t top = o->mem < (2ULL << 30) ? o->mem : 2ULL << 30;
 
-	rr->size = (2ULL << 20) + rings;
+	rr->size = HQ_X86_DATA + rings;
 	if (rr->size > o->mem / 4)
 		return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
 			       o->ncpus);
 	rr->pa = (top - (8ULL << 20) - rr->size) & ~((2ULL << 20) - 1);
 	snprintf(rr->memmap, sizeof(rr->memmap), HOST_QEMU_MEMMAP_FMT,
-		 (unsigned long long)(rr->size - X86_STUB_CODE), (unsigned long long)(rr->pa + X86_STUB_CODE));
+		 (unsigned long long)(rr->size - HQ_X86_CODE), (unsigned long long)(rr->pa + HQ_X86_CODE));
 	snprintf(memmap, len, " %s", rr->memmap);
 	return 0;
 }

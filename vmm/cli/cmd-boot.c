@@ -135,9 +135,9 @@ int boot_exit_status(enum vm_stop_reason reason, int signo)
 		return EXIT_SIGNAL_BASE + signo;
 	case VM_STOP_GUEST_PANIC:
 		return EXIT_GUEST_PANIC;
-	case VM_STOP_TRIPLE_FAULT:
+	case VM_STOP_CPU_SHUTDOWN:
 		return EXIT_TRIPLE_FAULT;
-	case VM_STOP_KVM_INTERNAL:
+	case VM_STOP_UNEMULATED:
 		return EXIT_KVM_INTERNAL;
 	case VM_STOP_GUEST_HANG:
 		return EXIT_GUEST_HANG;

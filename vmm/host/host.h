@@ -34,31 +34,15 @@ enum vm_stop_reason {
 	VM_STOP_GUEST_EXIT,	/* the guest rebooted or powered off */
 	VM_STOP_REQUESTED,	/* a user asked: `vmmtrace stop`, --stop-at */
 	VM_STOP_SIGNAL,		/* a signal to vmmtrace */
-	VM_STOP_HOST_FAILURE,	/* the host refused something (KVM, QEMU, memory, threads) */
+	VM_STOP_HOST_FAILURE,	/* the host refused something (its hypervisor, memory, threads) */
 	VM_STOP_GUEST_PANIC,	/* the guest kernel panicked */
-	VM_STOP_TRIPLE_FAULT,	/* KVM_EXIT_SHUTDOWN */
-	VM_STOP_KVM_INTERNAL,	/* a KVM internal error nothing could assist */
+	VM_STOP_CPU_SHUTDOWN,	/* a vCPU shut down on a fault it could not take (x86: a triple fault) */
+	VM_STOP_UNEMULATED,	/* the host cannot execute what the guest ran (KVM: an internal error) */
 	VM_STOP_GUEST_HANG,	/* the guest made no progress for too long (--hang) */
 };
 
-/*
- * An exit that reached a hardware-virtualization host's VMM (KVM), as the
- * exit hook is told of it: VM_EXIT_ANY for every exit, first, before it is
- * handled; then, for port, MMIO and MSR accesses, their details once
- * answered (a read's value is what the guest gets). The numbers are KVM's
- * (KVM_EXIT_*), which the kvm:* events print.
- */
-enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
-struct vm_exit_info {
-	enum vm_exit_kind kind;
-	uint32_t reason;		/* KVM_EXIT_* */
-	int is_write;
-	int failed;			/* msr: the access raises #GP in the guest */
-	uint64_t addr;			/* port, GPA or MSR index */
-	uint32_t size;			/* bytes per access (pio, mmio) */
-	uint32_t count;			/* pio: accesses of a rep ins/outs */
-	uint64_t value;			/* the first access's data (up to 8 bytes) */
-};
+struct vm_exit_info;
+struct host_exit_ops;
 
 /*
  * The stub's home, placed by the host: its code (the configuration block
@@ -102,17 +86,9 @@ struct host_hooks {
 	 * checked) is full; it waits until this returns.
 	 */
 	void (*doorbell)(void *opaque, uint32_t ring);
-	/* Every exit a hardware-virtualization host handled (kvm:* events), on the vCPU's thread. */
+	/* Every exit a host with VM exits handled (host->exits; kvm:* events), on the vCPU's thread. */
 	void (*exit)(void *opaque, unsigned cpu, const struct vm_exit_info *x);
 };
-
-/* One CPUID leaf as a vCPU was given it (x86; other arches have none). */
-struct host_cpuid_leaf {
-	uint32_t function, index, eax, ebx, ecx, edx;
-};
-
-/* What a host's exit hook reports (host_ops.vmev_setup). */
-enum { HOST_EV_EXIT = 1, HOST_EV_PIO = 2, HOST_EV_MMIO = 4, HOST_EV_MSR = 8, HOST_EV_CPUID = 16 };
 
 struct host;
 
@@ -174,23 +150,6 @@ struct host_ops {
 	int (*stub_room)(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			 uint64_t *bytes, struct errbuf *err);
 
-	/*
-	 * VM events, on hosts that run the guest under hardware virtualization
-	 * (NULL elsewhere): *offered gets the HOST_EV_* kinds this host reports
-	 * through the exit hook; msrs (n_msrs ranges of first and last index,
-	 * n_msrs 0: none) are the MSRs whose accesses it should report, and
-	 * hypercall whether hypercalls are wanted. Before the vCPUs run. What
-	 * it cannot do it says in a warning, not an error.
-	 */
-	int (*vmev_setup)(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall,
-			  unsigned *offered, struct errbuf *err);
-	/* On the exiting vCPU's thread: its counter and PC at the exit. */
-	int (*exit_stamp)(struct host *h, unsigned cpu, uint64_t *ticks, uint64_t *pc);
-	/* Inside a leaf function: the return address into its caller (arch_vcpu_caller). */
-	int (*vcpu_caller)(struct host *h, unsigned cpu, uint64_t *ret);
-	/* The CPUID table a vCPU was given, up to max leaves. */
-	int (*vcpu_cpuid)(struct host *h, unsigned cpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
-
 	/* For `vmmtrace status` (NULL: nothing to say): a line per vCPU on f. Any thread. */
 	void (*describe)(struct host *h, FILE *f);
 	/* For `vmmtrace nmi` (NULL: the host cannot): an NMI to every vCPU; how many got one. */
@@ -201,13 +160,10 @@ struct host_ops {
 struct host {
 	const struct host_ops *ops;
 	const char *name;		/* "KVM", "qemu": for messages */
-	const char *clock;		/* the counter the stub reads: "TSC", "CNTVCT", "time" */
 	unsigned ncpus;
-	const struct slot_ops *slot_ops;	/* the guest's slot encodings */
+	/* The VM exits it reports (vmm/host/host-exits.h), or NULL: none (QEMU). */
+	const struct host_exit_ops *exits;
 	const char *kernel_path;
-	/* The stub's per-task stack size for --graph (x86_64: THREAD_SIZE). */
-	uint64_t thread_size;
-	int graph;			/* its stub hooks returns (--graph) */
 };
 
 #endif

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/host/host.h"
+#include "vmm/host/host-exits.h"
 #include "vmm/util/error.h"
 
 struct kernel_image;

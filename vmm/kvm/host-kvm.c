@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "proto/trace.h"
+#include "vmm/host/host-exits.h"
 #include "vmm/kvm/arch.h"
 #include "vmm/kvm/host-kvm.h"
 #include "vmm/kvm/kvm.h"
@@ -14,9 +15,6 @@
 #include "vmm/util/log.h"
 
 _Static_assert(VM_MAX_CPUS <= HOST_MAX_CPUS, "the tracer sizes its per-vCPU tables by HOST_MAX_CPUS");
-
-/* x86_64's THREAD_SIZE without KASAN (arch/x86/include/asm/page_64_types.h). */
-#define KVM_X86_THREAD_SIZE (16u << 10)
 
 static struct host_kvm *hk_of(struct host *h)
 {
@@ -304,12 +302,15 @@ static const struct host_ops host_kvm_ops = {
 	.write_code = hk_write_code,
 	.stub_install = hk_stub_install,
 	.stub_free = hk_stub_free,
-	.vmev_setup = hk_vmev_setup,
-	.exit_stamp = hk_exit_stamp,
-	.vcpu_caller = hk_vcpu_caller,
-	.vcpu_cpuid = hk_vcpu_cpuid,
 	.describe = hk_describe,
 	.inject_nmi = hk_inject_nmi,
+};
+
+static const struct host_exit_ops host_kvm_exit_ops = {
+	.setup = hk_vmev_setup,
+	.stamp = hk_exit_stamp,
+	.caller = hk_vcpu_caller,
+	.cpuid = hk_vcpu_cpuid,
 };
 
 void host_kvm_init(struct host_kvm *hk, struct vm *vm)
@@ -318,10 +319,7 @@ void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 	hk->vm = vm;
 	hk->h.ops = &host_kvm_ops;
 	hk->h.name = "KVM";
-	hk->h.clock = "TSC";
+	hk->h.exits = &host_kvm_exit_ops;
 	hk->h.ncpus = vm->cfg.ncpus;
-	hk->h.slot_ops = arch_slot_ops();
 	hk->h.kernel_path = vm->cfg.kernel_path;
-	hk->h.thread_size = KVM_X86_THREAD_SIZE;
-	hk->h.graph = 1;
 }

@@ -17,10 +17,6 @@ struct elf_image;
 struct symtab;
 struct vm;
 
-/* The stub image embedded at build time (guest-stub/<arch>/). */
-extern const uint8_t vt_stub_blob[];
-extern const uint8_t vt_stub_blob_end[];
-
 /*
  * Places the stub image and data_size bytes of ring memory in guest
  * physical memory and maps them into the kernel's address space; needs the

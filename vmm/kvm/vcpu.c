@@ -160,7 +160,7 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 		vcpu_exit_mmio(vcpu);
 		break;
 	case KVM_EXIT_SHUTDOWN:
-		vcpu_exit_stop(vcpu, VM_STOP_TRIPLE_FAULT, "guest triple fault");
+		vcpu_exit_stop(vcpu, VM_STOP_CPU_SHUTDOWN, "guest triple fault");
 		break;
 	case KVM_EXIT_SYSTEM_EVENT:
 		if (run->system_event.type == KVM_SYSTEM_EVENT_RESET)
@@ -172,7 +172,7 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 		vcpu_exit_debug(vcpu);
 		break;
 	case KVM_EXIT_FAIL_ENTRY:
-		vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL,
+		vm_request_stop(vcpu->vm, VM_STOP_UNEMULATED,
 				"KVM could not enter vCPU %u (hardware reason 0x%llx)", vcpu->id,
 				(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
 		break;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/host/host.h"
+#include "vmm/host/host-exits.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/pio.h"

@@ -15,7 +15,7 @@
 #define RET_ON_STACK UINT32_MAX
 
 /*
- * What differs by guest: the stub, where it and its rings go
+ * What differs by guest under QEMU: where the stub and its rings go
  * (docs/STUB-PLACEMENT.md), the 'g' offsets of the registers the host
  * reads (the stack pointer and return address at a function's entry, the
  * ring header the stub holds at its doorbell), and the rate of the counter
@@ -26,7 +26,6 @@
  * (host-qemu-x86.c), not in the image's padding: no code_end.
  */
 struct qguest {
-	const uint8_t *blob, *blob_end;
 	const char *code_end;		/* the stub fills the STUB_CODE_ROOM bytes below this symbol */
 	const char *data_start, *data_end;
 	/*

@@ -6,9 +6,11 @@
  * placement is host-qemu-x86.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto/trace.h"
+#include "vmm/guest/guest.h"
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
@@ -16,17 +18,12 @@
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
 
-/* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
-extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
-extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
-extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
-
 const struct qguest host_qemu_guests[] = {
-	[IMAGE_ARCH_X86_64] = { vt_stub_blob, vt_stub_blob_end, NULL, NULL, NULL, NULL, NULL, 0, 7 * 8, RET_ON_STACK,
+	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, 7 * 8, RET_ON_STACK,
 				8 * 8, 0, SLOT_ARCH_X86_64 },
-	[IMAGE_ARCH_ARM64] = { vt_stub_blob_arm64, vt_stub_blob_arm64_end, "_etext", "init_pg_end", "_end",
+	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end",
 			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
-	[IMAGE_ARCH_RISCV64] = { vt_stub_blob_riscv64, vt_stub_blob_riscv64_end, "__init_begin", "_end", "_end",
+	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
 				 NULL, NULL, 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
 };
 
@@ -115,9 +112,8 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 }
 
 /*
- * The stub is in place (rc 0): the image says where its doorbell is, the
- * block then holds its address, which gets a breakpoint with the guest's
- * end (machine_restart, _power_off, _halt).
+ * The stub is in place (rc 0), linked: its doorbell gets a breakpoint, as
+ * does the guest's end (machine_restart, _power_off, _halt).
  */
 static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struct stub_region *r, int rc,
 			  struct errbuf *err)
@@ -126,10 +122,6 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 
 	if (rc)
 		return rc;
-	if (c->doorbell_pc <= VT_CFG_SIZE || c->doorbell_pc >= r->code_size)
-		return err_set(err, EINVAL, "the embedded stub has no doorbell (offset %#llx)",
-			       (unsigned long long)c->doorbell_pc);
-	c->doorbell_pc += r->code_va;
 	hq->doorbell = c->doorbell_pc;
 	hq->stub_cfg = r->code;
 	hq->end_bp[0] = hq_sym(syms, "machine_restart");
@@ -138,12 +130,28 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 	return hq_sync_breaks(hq, err);
 }
 
+/* The arch's stub, linked at its VA code_va, written at gpa through the gdbstub. */
+static int hq_write_stub(struct host_qemu *hq, uint64_t gpa, uint64_t code_va, struct errbuf *err)
+{
+	const struct guest_arch *g = guest_arch_of(hq->image_arch);
+	size_t size = guest_stub_size(g);
+	uint8_t *copy = malloc(size);
+	int rc;
+
+	if (!copy)
+		return err_set(err, ENOMEM, "out of memory for the stub");
+	memcpy(copy, g->stub, size);
+	if (!(rc = guest_stub_link(g, copy, size, code_va, err)))
+		rc = qhost_write_code(hq->q, gpa, copy, size, err);
+	free(copy);
+	return rc;
+}
+
 int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
 	struct host_qemu *hq = hq_of(h);
-	const struct qguest *g = hq_guest(hq);
-	size_t size = (size_t)(g->blob_end - g->blob);
+	size_t size = guest_stub_size(guest_arch_of(hq->image_arch));
 	uint64_t code, data, data_end, code_pa, data_pa;
 	int early, rc;
 
@@ -168,7 +176,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	r->data = hq_gpa_ptr(h, data_pa, data_size);
 	if (!r->code || !r->data)
 		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
-	if ((rc = qhost_write_code(hq->q, hq_real(hq, code_pa), g->blob, size, err)))
+	if ((rc = hq_write_stub(hq, hq_real(hq, code_pa), code, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	r->code_va = code;

@@ -24,13 +24,11 @@
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/stub-map.h"
 #include "proto/trace.h"
+#include "vmm/guest/x86-stub.h"
 #include "vmm/image/elf.h"
 #include "vmm/image/symtab.h"
 #include "vmm/qemu/host-qemu.h"
 #include "vmm/util/log.h"
-
-/* The x86_64 stub, embedded at build time (guest-stub/x86_64/stub.mk). */
-extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
 
 /*
  * boot_params (arch/x86/include/uapi/asm/bootparam.h, bootparam.rst): the
@@ -48,9 +46,8 @@ extern const uint8_t vt_stub_blob[], vt_stub_blob_end[];
 #define BP_E820_TABLE		0x2d0
 #define BP_E820_MAX		128
 #define BP_E820_RAM		1
-/* The setup_data node holding the stub's tables: a type no kernel parses ("vt"). */
-#define VT_SETUP_TYPE		0x76740000u
-#define SETUP_HDR		16
+/* The region: the tables' node header in the 16 bytes below it, then as x86_stub_target says. */
+#define SETUP_HDR		X86_SETUP_HDR
 #define BUSY_MAX		40
 
 struct busy {
@@ -164,13 +161,13 @@ static int x86_memmap(char *cmd, size_t len, const char *was, uint64_t start, ui
 
 /*
  * At startup_64: the region chosen, memmap= rewritten to keep its code and
- * rings, its tables made a setup_data node (hq->area_pa set).
+ * rings (hq->area_pa set; its first pages take the tables).
  */
 static int x86_place(struct host_qemu *hq, const struct elf_image *elf, struct errbuf *err)
 {
 	uint64_t rsi, kern_lo = UINT64_MAX, kern_hi = 0, pa, cmd;
 	struct busy b[BUSY_MAX];
-	uint8_t *bp, *hdr;
+	uint8_t *bp;
 	char *line;
 	unsigned nb;
 	int rc;
@@ -195,18 +192,11 @@ static int x86_place(struct host_qemu *hq, const struct elf_image *elf, struct e
 	cmd = rd32(bp + BP_CMD_LINE_PTR) | (uint64_t)rd32(bp + BP_EXT_CMD_LINE_PTR) << 32;
 	if (!(line = qhost_gpa_ptr(hq->q, cmd, (uint64_t)rd32(bp + BP_CMDLINE_SIZE) + 1)))
 		return err_set(err, EFAULT, "qemu: the command line at %#llx is not in guest RAM", (unsigned long long)cmd);
-	if ((rc = x86_memmap(line, strnlen(line, rd32(bp + BP_CMDLINE_SIZE) + 1), hq->memmap, pa + X86_STUB_CODE,
-			     hq->area_size - X86_STUB_CODE, err)))
+	if ((rc = x86_memmap(line, strnlen(line, rd32(bp + BP_CMDLINE_SIZE) + 1), hq->memmap, pa + HQ_X86_CODE,
+			     hq->area_size - HQ_X86_CODE, err)))
 		return rc;
-	/* The tables' node: header just below the region, PD and PT its first pages. */
-	if (!(hdr = qhost_gpa_ptr(hq->q, pa - SETUP_HDR, SETUP_HDR + X86_STUB_PT + X86_PAGE_SIZE)))
-		return err_set(err, EFAULT, "qemu: the stub's region %#llx is not in guest RAM", (unsigned long long)pa);
-	memcpy(hdr, bp + BP_SETUP_DATA, 8);
-	memcpy(hdr + 8, &(uint32_t){ VT_SETUP_TYPE }, 4);
-	memcpy(hdr + 12, &(uint32_t){ (uint32_t)(X86_STUB_PT + X86_PAGE_SIZE) }, 4);
-	pa -= SETUP_HDR;
-	memcpy(bp + BP_SETUP_DATA, &pa, 8);
-	hq->area_pa = pa + SETUP_HDR;
+	hq->area_pa = pa;
+	hq->boot_params = rsi;
 	log_info("qemu: the x86_64 stub's region at guest-physical %#llx (%llu MiB), its tables a setup_data node",
 		 (unsigned long long)hq->area_pa, (unsigned long long)(hq->area_size >> 20));
 	return 0;
@@ -214,76 +204,58 @@ static int x86_place(struct host_qemu *hq, const struct elf_image *elf, struct e
 
 int host_qemu_x86_room(const struct host_qemu *hq, uint64_t *bytes, struct errbuf *err)
 {
-	if (hq->area_size <= X86_STUB_DATA)
+	if (hq->area_size <= HQ_X86_DATA)
 		return err_set(err, ENOSPC, "qemu: no region kept for the x86_64 stub (memmap=)");
-	*bytes = hq->area_size - X86_STUB_DATA;
+	*bytes = hq->area_size - HQ_X86_DATA;
 	if (*bytes > X86_STUB_DATA_MAX)
 		*bytes = X86_STUB_DATA_MAX;
 	return 0;
 }
 
-/* level3_kernel_pgt's host view, in the image QEMU's decompressor wrote, with entry 509 free. */
-static int x86_find_l3(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		       uint64_t **l3, struct errbuf *err)
+static void *x86_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
 {
-	const struct symbol *s = symtab_find_name(syms, "level3_kernel_pgt");
-	uint64_t pa;
+	struct host_qemu *hq = opaque;
 
-	if (!s)
-		return err_set(err, ENOENT, "symbol level3_kernel_pgt not found: cannot map the tracing stub");
-	if (elf_vaddr_to_paddr(elf, s->addr, &pa) || (pa & 0xfff) ||
-	    !(*l3 = hq->h.ops->gpa_ptr(&hq->h, pa, 4096)))
-		return err_set(err, EINVAL, "level3_kernel_pgt at %#llx is not in guest RAM",
-			       (unsigned long long)s->addr);
-	if ((*l3)[X86_STUB_L3_INDEX])
-		return err_set(err, EBUSY, "level3_kernel_pgt[%d] is in use (%#llx): no room for the stub",
-			       X86_STUB_L3_INDEX, (unsigned long long)(*l3)[X86_STUB_L3_INDEX]);
-	return 0;
+	return qhost_gpa_ptr(hq->q, gpa, len);
+}
+
+/* Through the gdbstub, by physical address: QEMU drops what it translated of the page. */
+static int x86_write_code(void *opaque, uint64_t gpa, const void *bytes, size_t len, struct errbuf *err)
+{
+	struct host_qemu *hq = opaque;
+
+	return qhost_write_code(hq->q, gpa, bytes, len, err);
 }
 
 int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
 			  uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
-	size_t size = (size_t)(vt_stub_blob_end - vt_stub_blob);
-	uint64_t room = 0, *l3 = NULL, l3e;
-	uint8_t *region;
+	struct x86_stub_target tg = { .opaque = hq, .gpa_ptr = x86_gpa_ptr, .write_code = x86_write_code };
+	uint64_t room = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	data_size = (data_size + X86_PAGE_SIZE_2M - 1) & ~(X86_PAGE_SIZE_2M - 1);
-	if ((rc = host_qemu_x86_room(hq, &room, err)))
+	/* The kernel runs where it was linked (nokaslr): the image's physical addresses are RAM's. */
+	if (hq->bias)
+		return err_set(err, EINVAL, "qemu: the kernel is not at its link address (%+lld bytes): randomised?",
+			       (long long)hq->bias);
+	if ((rc = host_qemu_x86_room(hq, &room, err)) || (rc = x86_place(hq, elf, err)))
 		return rc;
-	if (data_size > room)
-		return err_set(err, E2BIG, "the stub's rings need %llu MiB, the kept region has %llu",
-			       (unsigned long long)(data_size >> 20), (unsigned long long)(room >> 20));
-	if (size <= VT_CFG_SIZE || size > X86_STUB_CODE_MAX)
-		return err_set(err, EINVAL, "the embedded x86_64 stub is %zu bytes", size);
-	if ((rc = x86_find_l3(hq, elf, syms, &l3, err)) || (rc = x86_place(hq, elf, err)))
-		return rc;
-	region = qhost_gpa_ptr(hq->q, hq->area_pa, X86_STUB_DATA + data_size);
-	if (!region || (hq->area_pa & (X86_PAGE_SIZE_2M - 1)))
+	tg.boot_params = hq->boot_params;
+	tg.tables = hq->area_pa;
+	tg.code = hq->area_pa + HQ_X86_CODE;
+	tg.data = hq->area_pa + HQ_X86_DATA;
+	tg.data_room = room;
+	tg.code_host = qhost_gpa_ptr(hq->q, tg.code, X86_STUB_CODE_MAX);
+	tg.data_host = qhost_gpa_ptr(hq->q, tg.data, room);
+	if (!tg.code_host || !tg.data_host || (hq->area_pa & (X86_PAGE_SIZE_2M - 1)))
 		return err_set(err, ERANGE, "qemu: the stub's region %#llx is not 2 MiB of guest RAM",
 			       (unsigned long long)hq->area_pa);
-	memset(region, 0, X86_STUB_DATA + data_size);
-	if (!(l3e = x86_stub_map(region, hq->area_pa, size, data_size)))
-		return err_set(err, E2BIG, "the stub's %zu bytes and %llu MiB of rings do not fit its map", size,
-			       (unsigned long long)(data_size >> 20));
-	/* Code through the gdbstub (QEMU drops what it translated of the page); tables and rings are data. */
-	if ((rc = qhost_write_code(hq->q, hq->area_pa + X86_STUB_CODE, vt_stub_blob, size, err)))
+	if ((rc = x86_stub_install(&tg, elf, syms, data_size, r, err)))
 		return rc;
 	r->gpa = hq->area_pa;
-	r->size = X86_STUB_DATA + data_size;
-	r->code = region + X86_STUB_CODE;
-	r->code_va = X86_STUB_CODE_VA;
-	r->code_gpa = hq->area_pa + X86_STUB_CODE;
-	r->code_size = size;
-	r->data = region + X86_STUB_DATA;
-	r->data_va = X86_STUB_DATA_VA;
-	r->data_size = data_size;
-	/* Before startup_64 runs: its __startup_64 fixes entries 510 and 511 only. */
-	l3[X86_STUB_L3_INDEX] = l3e;
 	log_info("qemu: the x86_64 stub at guest-physical %#llx (%zu bytes), then %llu MiB of rings and shadow stacks",
-		 (unsigned long long)r->code_gpa, size, (unsigned long long)(data_size >> 20));
+		 (unsigned long long)r->code_gpa, r->code_size, (unsigned long long)(r->data_size >> 20));
 	return 0;
 }
 

@@ -397,12 +397,7 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	pthread_cond_init(&hq->cond, NULL);
 	hq->h.ops = &host_qemu_ops;
 	hq->h.name = "qemu";
-	hq->h.clock = image_arch == IMAGE_ARCH_ARM64 ? "CNTVCT" : image_arch == IMAGE_ARCH_X86_64 ? "TSC" : "time";
 	hq->h.ncpus = q->ncpus;
-	hq->h.slot_ops = slot_ops_for(host_qemu_guests[image_arch].slot_arch);
-	/* Every stub hooks returns (--graph); the shadow stacks check the task's stack. */
-	hq->h.graph = 1;
-	hq->h.thread_size = 16u << 10;	/* THREAD_SIZE without KASAN, on all three */
 	hq->h.kernel_path = kernel_path;
 	log_info("qemu: the kernel at guest-physical %#llx", (unsigned long long)(q->arch.ram_gpa + off));
 	return 0;

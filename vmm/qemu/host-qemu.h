@@ -33,6 +33,9 @@ struct elf_image;
 struct symtab;
 
 /* memmap=SIZE$START at a fixed width, so that it can be rewritten in place. */
+/* x86_64's region: the stub's page tables, its code from here, its rings from here (2 MiB pages). */
+#define HQ_X86_CODE 0x10000ULL
+#define HQ_X86_DATA 0x200000ULL
 #define HOST_QEMU_MEMMAP_FMT "memmap=0x%016llx$0x%016llx"
 
 struct host_qemu {
@@ -97,6 +100,7 @@ struct host_qemu {
 	 * rewritten in guest memory at startup_64 once the region is placed.
 	 */
 	char memmap[64];
+	uint64_t boot_params;		/* x86_64: the zero page startup_64 got (its rsi) */
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };

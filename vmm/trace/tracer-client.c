@@ -122,9 +122,6 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	}
 	if (c->graph && !t->shadow_tables) {
 		tracer_client_free(c);
-		if (!t->host->graph)
-			return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub does not hook returns",
-				       t->host->name);
 		return err_set(err, ENOSPC, "--graph: this boot keeps no shadow stacks yet (the stub's place is small "
 			       "until the ftrace_init hand-over, and the boot did not ask for --graph)");
 	}

@@ -25,7 +25,9 @@
 #include "vmm/trace/trace-buf.h"
 #include "vmm/output/writer.h"
 #include "vmm/trace/tracer.h"
-#include "vmm/host/host.h"
+#include "vmm/guest/guest.h"
+#include "vmm/guest/stub-geom.h"
+#include "vmm/host/host-exits.h"
 
 struct trace_client {
 	unsigned id;
@@ -56,6 +58,8 @@ struct route_table {
 
 struct tracer {
 	struct host *host;
+	const struct guest_arch *guest;	/* the guest's stub and facts */
+	struct stub_geom geom;		/* the stub's data as first laid out */
 	int hooked;			/* our host_hooks are installed */
 	struct tracer_config cfg;
 	struct symtab syms;
@@ -140,19 +144,13 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc);
 void tracer_rings_move(struct tracer *t);
 
 /*
- * --graph's shadow stacks, one per task inside a traced call at once (the
- * stub finds a task's among VT_SHADOW_PROBE from its hash): 4 MiB of the
- * stub's data, touched only by a trace that hooks returns. Where the
- * stub's first place is small (QEMU: the image's padding), a boot with
- * --graph gets a few, at most a quarter of that room (the boot task is the
- * only one until the hand-over), and every trace all of them
- * where the rings move (tracer_rings_move), if they do.
- */
-#define TRACE_SHADOW_TABLES 1024
-_Static_assert(TRACE_SHADOW_TABLES * VT_SHADOW_SIZE == TRACER_SHADOW_BYTES, "shadow stacks' size");
-/* tracer-shadow.c: the shadow stacks that fit a quarter of room (a power of two; 0 if none). */
-uint64_t tracer_shadow_tables_for(uint64_t room);
-/* ... all of them at shadow (host) / va, from the few of the stub's first place. */
+ * --graph's shadow stacks (vmm/guest/stub-geom.h): where the stub's first
+ * place is small (QEMU: the image's padding), a boot with --graph gets a
+ * few, at most a quarter of that room (the boot task is the only one until
+ * the hand-over), and every trace all of them where the rings move
+ * (tracer_rings_move), if they do.
+ *
+ * tracer-shadow.c: all of them at shadow (host) / va, from the few of the stub's first place. */
 void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va);
 /* ... -v: how many are held, and the farthest a task went for one. */
 void tracer_shadow_report(struct tracer *t);

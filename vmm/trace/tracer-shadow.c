@@ -9,16 +9,6 @@
 #include "vmm/util/log.h"
 #include "vmm/trace/tracer-int.h"
 
-/* Shadow stacks that fit a quarter of room: a power of two, 0 if none does. */
-uint64_t tracer_shadow_tables_for(uint64_t room)
-{
-	uint64_t n = TRACE_SHADOW_TABLES;
-
-	while (n && n * VT_SHADOW_SIZE > room / 4)
-		n /= 2;
-	return n;
-}
-
 /*
  * The few shadow stacks of the stub's first place into all of them at
  * shadow (host) / va: each table in use goes where the stub will look for
@@ -31,9 +21,9 @@ void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 {
 	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
 	uint64_t moved = 0, left = 0;
-	uint8_t reach[TRACE_SHADOW_TABLES] = { 0 };
+	uint8_t reach[STUB_SHADOW_TABLES] = { 0 };
 
-	memset(shadow, 0, TRACER_SHADOW_BYTES);
+	memset(shadow, 0, STUB_SHADOW_BYTES);
 	for (uint64_t i = 0; i < t->shadow_tables; i++) {
 		const uint8_t *from = t->shadow_host + i * VT_SHADOW_SIZE;
 		uint64_t task, h;
@@ -44,21 +34,21 @@ void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 			continue;
 		h = vt_shadow_hash(task);
 		for (k = 0; k < VT_SHADOW_PROBE; k++) {
-			uint8_t *to = shadow + ((h + k) & (TRACE_SHADOW_TABLES - 1)) * VT_SHADOW_SIZE;
+			uint8_t *to = shadow + ((h + k) & (STUB_SHADOW_TABLES - 1)) * VT_SHADOW_SIZE;
 			uint64_t owner;
 
 			memcpy(&owner, to + VT_SHADOW_TASK, sizeof(owner));
 			if (!owner) {
 				memcpy(to, from, VT_SHADOW_SIZE);
-				if (reach[h & (TRACE_SHADOW_TABLES - 1)] < k + 1)
-					reach[h & (TRACE_SHADOW_TABLES - 1)] = (uint8_t)(k + 1);
+				if (reach[h & (STUB_SHADOW_TABLES - 1)] < k + 1)
+					reach[h & (STUB_SHADOW_TABLES - 1)] = (uint8_t)(k + 1);
 				break;
 			}
 		}
 		moved += k < VT_SHADOW_PROBE;
 		left += k == VT_SHADOW_PROBE;
 	}
-	for (unsigned i = 0; i < TRACE_SHADOW_TABLES; i++) {
+	for (unsigned i = 0; i < STUB_SHADOW_TABLES; i++) {
 		uint64_t r = reach[i];
 
 		memcpy(shadow + (uint64_t)i * VT_SHADOW_SIZE + VT_SHADOW_REACH, &r, sizeof(r));
@@ -67,11 +57,11 @@ void tracer_shadow_move(struct tracer *t, uint8_t *shadow, uint64_t va)
 		log_warn("%llu shadow stacks found no place among all the stacks: their calls' returns are lost",
 			 (unsigned long long)left);
 	t->shadow_host = shadow;
-	t->shadow_tables = TRACE_SHADOW_TABLES;
+	t->shadow_tables = STUB_SHADOW_TABLES;
 	c->shadow = va;
-	c->shadow_mask = TRACE_SHADOW_TABLES - 1;
+	c->shadow_mask = STUB_SHADOW_TABLES - 1;
 	log_info("shadow stacks moved to %#llx: %u of them, %llu in use", (unsigned long long)va,
-		 TRACE_SHADOW_TABLES, (unsigned long long)moved);
+		 STUB_SHADOW_TABLES, (unsigned long long)moved);
 }
 
 /*

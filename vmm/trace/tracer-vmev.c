@@ -37,12 +37,12 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 	int rc;
 
 	t->vmev_offered = 0;
-	if (!t->host->ops->vmev_setup) {
+	if (!t->host->exits) {
 		if (t->cfg.events)
 			log_warn("the %s host reports no VM exits: no VM events are recorded", t->host->name);
 		return 0;
 	}
-	rc = t->host->ops->vmev_setup(t->host, t->cfg.msrs, want_msr ? t->cfg.n_msrs : 0,
+	rc = t->host->exits->setup(t->host, t->cfg.msrs, want_msr ? t->cfg.n_msrs : 0,
 				      !!(t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)), &offered, err);
 	if (rc)
 		return rc;
@@ -118,7 +118,7 @@ static void tracer_vmev_caller(struct tracer *t, unsigned cpu, struct ring_event
 {
 	uint64_t ret;
 
-	if (!t->host->ops->vcpu_caller(t->host, cpu, &ret))
+	if (!t->host->exits->caller(t->host, cpu, &ret))
 		ev->parent = vmev_msr_pack((uint32_t)ev->parent, ret);
 }
 
@@ -168,7 +168,7 @@ void tracer_vm_exit(void *opaque, unsigned cpu, const struct vm_exit_info *x)
 		stamped = 1;
 	} else {
 		atomic_fetch_add(&t->vmev_inflight, 1);
-		stamped = !t->host->ops->exit_stamp(t->host, cpu, &ev.tsc, &ev.func);
+		stamped = !t->host->exits->stamp(t->host, cpu, &ev.tsc, &ev.func);
 	}
 	if (!stamped) {
 		/* Without the guest's clock the event cannot be placed: say so, never guess. */
@@ -205,7 +205,7 @@ void tracer_vmev_boot_records(struct tracer *t)
 	if (!(t->cfg.events & VMEV_MASK(VMEV_CPUID)))
 		return;
 	for (unsigned c = 0; c < t->host->ncpus && c < HOST_MAX_CPUS; c++) {
-		if (!t->host->ops->vcpu_cpuid || t->host->ops->vcpu_cpuid(t->host, c, leaf, 256, &n)) {
+		if (!t->host->exits->cpuid || t->host->exits->cpuid(t->host, c, leaf, 256, &n)) {
 			log_warn("kvm:cpuid: cannot read vCPU %u's CPUID table: not recorded", c);
 			continue;
 		}

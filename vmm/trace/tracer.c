@@ -13,9 +13,6 @@
 #include "vmm/image/sysmap.h"
 #include "vmm/trace/tracer-int.h"
 
-#define TRACE_MIN_RECORDS 64
-/* Where the host has little room: lossless rings ring the doorbell more often. */
-#define TRACE_MIN_SMALL_RECORDS 8
 static atomic_ulong rcu_registrations;
 
 void tracer_rcu_register(void)
@@ -61,7 +58,7 @@ static void tracer_set_hooks(struct tracer *t)
 		.stop = tracer_stop_hook,
 		.debug_exit = tracer_breakpoint,
 		.doorbell = tracer_doorbell,
-		.exit = t->host->ops->vmev_setup ? tracer_vm_exit : NULL,
+		.exit = t->host->exits ? tracer_vm_exit : NULL,
 	};
 
 	t->host->ops->set_hooks(t->host, &hooks);
@@ -93,7 +90,7 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 			 (unsigned long long)(img->recovered.stop_mcount_loc - img->recovered.start_mcount_loc) / 8);
 	if ((rc = symtab_finish(&t->syms)))
 		return err_set(err, rc, "cannot index the kernel's symbols");
-	rc = mcount_read(&img->elf, &t->syms, t->host->slot_ops, &t->mt, err);
+	rc = mcount_read(&img->elf, &t->syms, guest_slot_ops(t->guest), &t->mt, err);
 	if (rc && t->cfg.system_map) {
 		/* The usual cause: a map of another build. */
 		char why[sizeof(err->msg)];
@@ -132,52 +129,42 @@ static uint64_t tracer_text_symbol(struct tracer *t, const char *name)
 	return 0;
 }
 
+/*
+ * How many records each CPU's ring gets and where the shadow stacks go
+ * (vmm/guest/stub-geom.h): as asked where the host has room, as many as
+ * fit where it has little (QEMU: padding of the image).
+ */
+static int tracer_layout(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
+{
+	uint64_t nrecords = stub_geom_records(t->cfg.buffer_size), room = 0;
+	struct errbuf why = { "" };
+	int rc;
+
+	if (!t->host->ops->stub_room) {
+		stub_geom_roomy(&t->geom, t->host->ncpus, nrecords, STUB_SHADOW_TABLES);
+		return 0;
+	}
+	if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
+		return rc;
+	/* Not all the shadow stacks beside the smallest rings: a few for a boot that asks for --graph. */
+	if ((rc = stub_geom_fit(&t->geom, t->host->ncpus, nrecords, room, 1, t->cfg.graph, &why)))
+		return err_set(err, -rc, "the %s host: %s", t->host->name, why.msg);
+	if (t->geom.nrecords < nrecords)
+		log_info("rings of %llu records (%llu bytes) per CPU: all the %s host has room for",
+			 (unsigned long long)t->geom.nrecords, (unsigned long long)t->geom.ring_bytes, t->host->name);
+	return 0;
+}
+
 /* Ring geometry, the stub's configuration block, the host's ring views. */
 static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, struct errbuf *err)
 {
-	uint64_t hdr_bytes, ring_bytes, rings_end, n = t->cfg.buffer_size / VT_REC_SIZE, room = UINT64_MAX;
-	uint64_t shadow = t->host->graph ? TRACER_SHADOW_BYTES : 0;
 	struct vt_stub_config *c;
 	int rc;
 
-	if (t->cfg.graph && !t->host->graph)
-		return err_set(err, EOPNOTSUPP, "--graph: the %s host's stub for %s kernels does not hook returns yet",
-			       t->host->name, image_arch_name(img->arch));
-	t->shadow_tables = 0;
-	t->nrecords = TRACE_MIN_RECORDS;
-	while (t->nrecords * 2 <= n)
-		t->nrecords *= 2;
-	t->nrings = t->host->ncpus;
-	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
-	if (t->host->ops->stub_room) {
-		/* A host with little room for rings (QEMU: padding of the image): as many records as fit. */
-		if ((rc = t->host->ops->stub_room(t->host, &img->elf, &t->syms, &room, err)))
-			return rc;
-		/*
-		 * Not all the shadow stacks beside the smallest rings: a few for
-		 * a boot that asks for --graph, none otherwise (the rings keep the
-		 * room); all of them where the rings move, if they do.
-		 */
-		if (shadow && room < shadow + (uint64_t)t->nrings * (VT_HDR_SIZE + TRACE_MIN_SMALL_RECORDS * VT_REC_SIZE))
-			shadow = t->cfg.graph ? tracer_shadow_tables_for(room) * VT_SHADOW_SIZE : 0;
-		if (t->cfg.graph && !shadow)
-			return err_set(err, E2BIG, "--graph: the %s host has no room for shadow stacks (%llu bytes)",
-				       t->host->name, (unsigned long long)room);
-		room = room > shadow ? room - shadow : 0;	/* the shadow stacks come first */
-		hdr_bytes = (uint64_t)t->nrings * VT_HDR_SIZE;
-		while (t->nrecords > TRACE_MIN_SMALL_RECORDS &&
-		       hdr_bytes + t->nrings * t->nrecords * VT_REC_SIZE > room)
-			t->nrecords /= 2;
-		if (hdr_bytes + t->nrings * t->nrecords * VT_REC_SIZE > room)
-			return err_set(err, E2BIG, "the %s host has room for %llu bytes of rings: not even %u records "
-				       "for each of %u CPUs", t->host->name, (unsigned long long)room,
-				       TRACE_MIN_SMALL_RECORDS, t->nrings);
-		if (t->nrecords * VT_REC_SIZE < t->cfg.buffer_size)
-			log_info("rings of %llu records (%llu bytes) per CPU: all the %s host has room for",
-				 (unsigned long long)t->nrecords, (unsigned long long)(t->nrecords * VT_REC_SIZE),
-				 t->host->name);
-	}
-	ring_bytes = t->nrecords * VT_REC_SIZE;
+	if ((rc = tracer_layout(t, img, err)))
+		return rc;
+	t->nrings = t->geom.nrings;
+	t->nrecords = t->geom.nrecords;
 	if ((rc = task_layout_find(img, &t->syms, t->cfg.btf, &t->task, &t->kbtf, err)))
 		return rc;
 	/* Said where it matters: a Linux kernel (tiny test payloads have no tasks). */
@@ -186,27 +173,15 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 			 t->cfg.btf ? "" : "; --btf FILE gives the kernel's types");
 	else
 		log_info("tasks and context from %s", t->task.btf);
-	rings_end = hdr_bytes + t->nrings * ring_bytes;
-	if (room == UINT64_MAX)
-		rings_end = (rings_end + 4095) & ~4095ULL;
-	rc = t->host->ops->stub_install(t->host, &img->elf, &t->syms, rings_end + shadow, &t->stub, err);
+	rc = t->host->ops->stub_install(t->host, &img->elf, &t->syms, t->geom.size, &t->stub, err);
 	if (rc)
 		return rc;
 	c = (struct vt_stub_config *)t->stub.code;
-	/* The image says where its return hook is; the block then holds its address. */
-	if (t->host->graph && (c->ret_va < VT_CFG_SIZE || c->ret_va >= t->stub.code_size))
-		return err_set(err, EINVAL, "the embedded stub has no return hook (offset %#llx)",
-			       (unsigned long long)c->ret_va);
-	c->ret_va = t->host->graph ? c->ret_va + t->stub.code_va : 0;
 	c->magic = VT_STUB_MAGIC;
 	c->cpu_off = t->task.cpu_off;
-	c->ring_hdrs = t->stub.data_va;
-	c->ring_recs = t->stub.data_va + hdr_bytes;
-	c->ring_bytes = ring_bytes;
-	c->ring_mask = t->nrecords - 1;
 	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
-	c->limit = t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX;
-	c->nrings = t->nrings;
+	stub_geom_config(&t->geom, t->stub.data_va,
+			 t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX, c);
 	c->doorbell_port = VT_DOORBELL_PORT;
 	c->cur_off = t->task.cur_off;
 	c->pc_off = t->task.pc_off;
@@ -216,15 +191,13 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c->tif_mask = t->task.tif_mask;
 	c->migr_off = t->task.migr_off;
 	c->graph = 0;	/* until a client asks for returns */
-	c->shadow = t->stub.data_va + rings_end;
-	t->shadow_tables = shadow / VT_SHADOW_SIZE;
-	t->shadow_host = t->stub.data + rings_end;
-	if (t->cfg.graph && t->shadow_tables < TRACE_SHADOW_TABLES)
+	t->shadow_tables = t->geom.shadow_tables;
+	t->shadow_host = t->stub.data + t->geom.rings_end;
+	if (t->cfg.graph && t->shadow_tables < STUB_SHADOW_TABLES)
 		log_info("--graph: %llu shadow stacks in the stub's first place%s", (unsigned long long)t->shadow_tables,
 			 t->host->ops->rings_area ? ", all of them if the rings move" : "");
-	c->shadow_mask = t->shadow_tables ? t->shadow_tables - 1 : 0;
 	c->stack_off = t->task.stack_off;
-	c->stack_size = t->host->thread_size;
+	c->stack_size = t->guest->thread_size;
 	if (c->cpu_off == UINT64_MAX)
 		log_warn("the CPU number is unknown (%s): all CPUs share one ring",
 			 t->task.cpu_in_task ? "no thread_info.cpu in the BTF" : "no per-CPU cpu_number symbol");
@@ -233,7 +206,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 		return err_set(err, ENOMEM, "out of memory for ring views");
 	for (unsigned i = 0; i < t->nrings; i++)
 		ring_view_init(&t->rings[i], i, (struct vt_ring_hdr *)(t->stub.data + i * VT_HDR_SIZE),
-			       (struct vt_record *)(t->stub.data + hdr_bytes + i * ring_bytes),
+			       (struct vt_record *)(t->stub.data + t->geom.hdr_bytes + i * t->geom.ring_bytes),
 			       t->nrecords, t->cfg.mode != TRACE_OVERWRITE);
 	t->stub_entry = t->stub.code_va + VT_CFG_SIZE;
 	return 0;
@@ -262,10 +235,10 @@ static void tracer_rings_stranded(struct tracer *t, const char *why)
 void tracer_rings_move(struct tracer *t)
 {
 	struct vt_stub_config *c = (struct vt_stub_config *)t->stub.code;
-	uint64_t want = t->cfg.buffer_size / VT_REC_SIZE, n = TRACE_MIN_SMALL_RECORDS, va, size, hdr_bytes;
-	uint64_t shadow = t->host->graph && t->shadow_tables < TRACE_SHADOW_TABLES ? TRACER_SHADOW_BYTES : 0;
-	uint64_t rings_end;
+	int shadow = t->shadow_tables < STUB_SHADOW_TABLES;
 	struct errbuf err = { "" };
+	struct stub_geom g;
+	uint64_t va, size;
 	uint8_t *area;
 	int rc;
 
@@ -277,42 +250,30 @@ void tracer_rings_move(struct tracer *t)
 			log_warn("the rings stay where they are: %s", err.msg);
 		return;
 	}
-	hdr_bytes = ((uint64_t)t->nrings * VT_HDR_SIZE + 4095) & ~4095ULL;
-	/* The shadow stacks after the rings, page-aligned: they need the room first. */
-	if (size < shadow + 4096) {
-		/* The few stacks (if any) stay: they may not stay where the guest frees their place. */
-		if (t->stub.data_must_move && t->shadow_tables) {
-			tracer_rings_stranded(t, "the region offered has no room for the shadow stacks");
-			return;
-		}
-		shadow = 0;
-	}
-	size -= shadow ? shadow + 4096 : 0;
-	while (n * 2 <= want && hdr_bytes + t->nrings * n * 2 * VT_REC_SIZE <= size)
-		n *= 2;
-	if ((n <= t->nrecords && !t->stub.data_must_move && !shadow) || hdr_bytes + t->nrings * n * VT_REC_SIZE > size) {
+	if (stub_geom_move(&g, t->nrings, t->cfg.buffer_size / VT_REC_SIZE, size, shadow)) {
 		if (t->stub.data_must_move)
 			tracer_rings_stranded(t, "the region offered is too small");
 		return;
 	}
-	rings_end = (hdr_bytes + t->nrings * n * VT_REC_SIZE + 4095) & ~4095ULL;
-	if (shadow)
-		tracer_shadow_move(t, area + rings_end, va + rings_end);
-	memset(area, 0, hdr_bytes + t->nrings * n * VT_REC_SIZE);
+	/* The few stacks (if any) stay only where the guest does not free their place. */
+	if (shadow && !g.shadow_tables && t->stub.data_must_move && t->shadow_tables) {
+		tracer_rings_stranded(t, "the region offered has no room for the shadow stacks");
+		return;
+	}
+	if (g.nrecords <= t->nrecords && !t->stub.data_must_move && !g.shadow_tables)
+		return;	/* nothing gained */
+	if (g.shadow_tables)
+		tracer_shadow_move(t, area + g.rings_end, va + g.rings_end);
+	memset(area, 0, g.hdr_bytes + t->nrings * g.ring_bytes);
 	for (unsigned i = 0; i < t->nrings; i++) {
 		pthread_mutex_lock(&t->rings[i].lock);
 		ring_view_move(&t->rings[i], (struct vt_ring_hdr *)(area + i * VT_HDR_SIZE),
-			       (struct vt_record *)(area + hdr_bytes + i * n * VT_REC_SIZE), n);
+			       (struct vt_record *)(area + g.hdr_bytes + i * g.ring_bytes), g.nrecords);
 		pthread_mutex_unlock(&t->rings[i].lock);
 	}
-	t->nrecords = n;
-	c->ring_hdrs = va;
-	c->ring_recs = va + hdr_bytes;
-	c->ring_bytes = n * VT_REC_SIZE;
-	c->ring_mask = n - 1;
-	if (t->cfg.mode == TRACE_LOSSLESS)
-		c->limit = n;
-	log_info("rings moved to %#llx: %llu records per CPU", (unsigned long long)va, (unsigned long long)n);
+	t->nrecords = g.nrecords;
+	stub_geom_config_rings(&g, va, t->cfg.mode == TRACE_LOSSLESS ? g.nrecords : c->limit, c);
+	log_info("rings moved to %#llx: %llu records per CPU", (unsigned long long)va, (unsigned long long)g.nrecords);
 }
 
 /* The boot command's own client: --trace globs, output to -o or stdout. */
@@ -374,6 +335,10 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 	tracer_rcu_register();
 	t->host = host;
 	t->cfg = *cfg;
+	if (!(t->guest = guest_arch_of(img->arch))) {
+		free(t);
+		return err_set(err, EOPNOTSUPP, "vmmtrace has no stub for %s kernels", image_arch_name(img->arch));
+	}
 	pthread_mutex_init(&t->change_lock, NULL);
 	pthread_mutex_init(&t->fnargs_lock, NULL);
 	if ((rc = tracer_load_symbols(t, img, err)))
@@ -385,7 +350,7 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 	if ((rc = tracer_setup_rings(t, img, err)))
 		goto fail;
 	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, tracer_write_code, host }, &img->elf, &t->mt,
-			&t->syms, host->slot_ops, t->mt.fentry, t->stub_entry, err);
+			&t->syms, guest_slot_ops(t->guest), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
 	/*
@@ -423,9 +388,9 @@ int tracer_start(struct tracer *t, struct errbuf *err)
 	int rc;
 
 	if (t->host->ops->clock_khz(t->host, &t->tsc_khz))
-		log_warn("%s reports no %s frequency: timestamps assume 1 GHz", t->host->name, t->host->clock);
+		log_warn("%s reports no %s frequency: timestamps assume 1 GHz", t->host->name, t->guest->clock);
 	if (t->host->ops->read_clock(t->host, 0, &t->tsc_base))
-		log_warn("cannot read the guest %s: timestamps count from its zero", t->host->clock);
+		log_warn("cannot read the guest %s: timestamps count from its zero", t->guest->clock);
 	if (t->boot_client && (rc = tracer_client_open(t, t->boot_client, err))) {
 		char msg[384];
 

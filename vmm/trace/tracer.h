@@ -26,13 +26,6 @@ struct tracer;
  */
 enum trace_mode { TRACE_LOSSLESS, TRACE_OVERWRITE, TRACE_EXIT };
 
-/*
- * Ring memory beyond the records that a host whose stub hooks returns
- * (host.graph) must give: --graph's shadow stacks, whether or not a
- * client asks for returns (a live attach may).
- */
-#define TRACER_SHADOW_BYTES (4ULL << 20)
-
 struct tracer_config {
 	const char **include;		/* --trace globs */
 	unsigned n_include;

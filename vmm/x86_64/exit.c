@@ -41,7 +41,7 @@ static void exit_internal_error(struct vcpu *vcpu)
 		for (unsigned i = 0; i < len && off + 4 < sizeof(bytes); i++)
 			off += snprintf(bytes + off, sizeof(bytes) - off, "%s%02x", i ? " " : "", insn[i]);
 	}
-	vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL,
+	vm_request_stop(vcpu->vm, VM_STOP_UNEMULATED,
 			"KVM internal error on vCPU %u: %s (suberror %u), %s, instruction bytes: %s%s",
 			vcpu->id, internal_suberror_name(run->internal.suberror),
 			run->internal.suberror, regs, bytes,
@@ -70,7 +70,7 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 		return 0;	/* only without an in-kernel LAPIC; it waits in KVM otherwise */
 	default:
 		arch_vcpu_describe(vcpu, regs, sizeof(regs));
-		vm_request_stop(vcpu->vm, VM_STOP_KVM_INTERNAL, "unexpected KVM exit %u on vCPU %u (%s)",
+		vm_request_stop(vcpu->vm, VM_STOP_UNEMULATED, "unexpected KVM exit %u on vCPU %u (%s)",
 				vcpu->run->exit_reason, vcpu->id, regs);
 		return -EIO;
 	}

@@ -37,9 +37,12 @@
 #define LAYOUT_IDENTITY_PAGE 0xfffbc000ULL
 
 /*
- * vmmtrace's guest stub (DESIGN.md §3): VMM memory in the 32-bit hole, never
- * in the E820 map, laid out and mapped as arch/x86_64/stub-map.h says.
+ * vmmtrace's guest stub (DESIGN.md §3, vmm/x86_64/stub-map.c): its code and
+ * rings in VMM memory in the 32-bit hole, never in the E820 map; its page
+ * tables a setup_data node in low RAM (the node's 16-byte header below
+ * them), clear of the zero page, the boot page tables and the command line.
  */
+#define LAYOUT_STUB_TABLES    0x31000ULL
 #define LAYOUT_STUB_GPA       0xe0000000ULL
 #define LAYOUT_STUB_GPA_END   0xfec00000ULL	/* the I/O APIC */
 

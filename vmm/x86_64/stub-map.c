@@ -1,85 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Maps the stub region (VMM memory in the 32-bit hole) into every guest
- * address space at once by filling level3_kernel_pgt[509] before the
- * guest's first instruction, as arch/x86_64/stub-map.h lays it out.
+ * The KVM host's places for the x86_64 stub (vmm/guest/x86-stub.h
+ * installs it): its code and rings in VMM memory in the 32-bit hole,
+ * outside RAM and the E820 map, so the kernel neither allocates nor maps
+ * them; its page tables in low RAM, a setup_data node of the zero page,
+ * where the kernel's direct map covers them (its W+X check walks them).
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "arch/x86_64/stub-map.h"
-#include "proto/trace.h"
+#include "vmm/guest/x86-stub.h"
+#include "vmm/kvm/stub.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/x86_64/layout.h"
 #include "vmm/x86_64/regs.h"
-#include "vmm/image/elf.h"
-#include "vmm/kvm/stub.h"
-#include "vmm/image/symtab.h"
-#include "vmm/kvm/vm.h"
 
-static int stub_find_l3(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
-			uint64_t **l3, struct errbuf *err)
+/* The hole's region: the code's 64 KiB at its start, the rings from 2 MiB on. */
+#define STUB_HOLE_CODE 0ULL
+#define STUB_HOLE_DATA 0x200000ULL
+
+static void *kvm_stub_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
 {
-	const struct symbol *s = symtab_find_name(syms, "level3_kernel_pgt");
-	uint64_t pa;
+	return vm_gpa_ptr(opaque, gpa, len);
+}
 
-	if (!s)
-		return err_set(err, ENOENT, "symbol level3_kernel_pgt not found: cannot map the tracing stub");
-	if (elf_vaddr_to_paddr(elf, s->addr, &pa) || !(*l3 = vm_gpa_ptr(vm, pa, 4096)) || (pa & 0xfff))
-		return err_set(err, EINVAL, "level3_kernel_pgt at 0x%llx is not in loaded kernel memory",
-			       (unsigned long long)s->addr);
-	if ((*l3)[X86_STUB_L3_INDEX])
-		return err_set(err, EBUSY, "level3_kernel_pgt[%d] is in use (0x%llx): no room for the stub",
-			       X86_STUB_L3_INDEX, (unsigned long long)(*l3)[X86_STUB_L3_INDEX]);
+/* Every vCPU is still to be created: memory holds what KVM runs. */
+static int kvm_stub_write_code(void *opaque, uint64_t gpa, const void *bytes, size_t len, struct errbuf *err)
+{
+	uint8_t *to = vm_gpa_ptr(opaque, gpa, len);
+
+	if (!to)
+		return err_set(err, EFAULT, "the stub's code at %#llx is not in the VM's memory", (unsigned long long)gpa);
+	memcpy(to, bytes, len);
 	return 0;
 }
 
 int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
 		      uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
-	size_t code_size = vt_stub_blob_end - vt_stub_blob;
-	uint64_t *l3 = NULL, l3e;
+	uint64_t room = LAYOUT_STUB_GPA_END - LAYOUT_STUB_GPA - STUB_HOLE_DATA;
+	struct x86_stub_target tg = {
+		.opaque = vm, .gpa_ptr = kvm_stub_gpa_ptr, .write_code = kvm_stub_write_code,
+		.boot_params = vm->boot_arg, .tables = LAYOUT_STUB_TABLES,
+		.code = LAYOUT_STUB_GPA + STUB_HOLE_CODE, .data = LAYOUT_STUB_GPA + STUB_HOLE_DATA,
+	};
+	uint64_t size;
+	uint8_t *host;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	data_size = (data_size + X86_PAGE_SIZE_2M - 1) & ~(X86_PAGE_SIZE_2M - 1);
-	if (code_size > X86_STUB_CODE_MAX)
-		return err_set(err, E2BIG, "stub image is %zu bytes, room for %llu", code_size,
-			       (unsigned long long)X86_STUB_CODE_MAX);
-	if (data_size > LAYOUT_STUB_GPA_END - LAYOUT_STUB_GPA - X86_STUB_DATA)
+	if (data_size > room)
 		return err_set(err, E2BIG, "trace buffers need %llu MiB, room for %llu MiB (lower --buffer-size)",
-			       (unsigned long long)(data_size >> 20),
-			       (unsigned long long)((LAYOUT_STUB_GPA_END - LAYOUT_STUB_GPA - X86_STUB_DATA) >> 20));
-	if ((rc = stub_find_l3(vm, elf, syms, &l3, err)))
+			       (unsigned long long)(data_size >> 20), (unsigned long long)(room >> 20));
+	size = STUB_HOLE_DATA + data_size;
+	host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (host == MAP_FAILED)
+		return err_set(err, errno, "cannot map %llu MiB for the stub", (unsigned long long)(size >> 20));
+	if ((rc = vm_add_region(vm, LAYOUT_STUB_GPA, size, host, err))) {
+		munmap(host, size);
 		return rc;
-	r->size = X86_STUB_DATA + data_size;
-	r->host = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r->host == MAP_FAILED) {
-		r->host = NULL;
-		return err_set(err, errno, "cannot map %llu MiB for the stub", (unsigned long long)(r->size >> 20));
 	}
+	tg.code_host = host + STUB_HOLE_CODE;
+	tg.data_host = host + STUB_HOLE_DATA;
+	tg.data_room = data_size;
+	if ((rc = x86_stub_install(&tg, elf, syms, data_size, r, err))) {
+		/* No vCPU exists yet to touch the slot KVM keeps for it: the boot fails. */
+		munmap(host, size);
+		return rc;
+	}
+	r->host = host;
+	r->size = size;
 	r->gpa = LAYOUT_STUB_GPA;
-	r->code = r->host + X86_STUB_CODE;
-	r->code_va = X86_STUB_CODE_VA;
-	r->code_gpa = r->gpa + X86_STUB_CODE;
-	r->code_size = code_size;
-	r->data = r->host + X86_STUB_DATA;
-	r->data_va = X86_STUB_DATA_VA;
-	r->data_size = data_size;
-	memcpy(r->code, vt_stub_blob, code_size);
-	/* The block holds the doorbell's address, as on every host (KVM answers the port write, not it). */
-	((struct vt_stub_config *)r->code)->doorbell_pc += r->code_va;
-	l3e = x86_stub_map(r->host, r->gpa, code_size, data_size);
-	if (!l3e)
-		rc = err_set(err, E2BIG, "the stub's %zu bytes and %llu MiB of rings do not fit its map", code_size,
-			     (unsigned long long)(data_size >> 20));
-	else
-		rc = vm_add_region(vm, r->gpa, r->size, r->host, err);
-	if (rc) {
-		stub_region_free(r);
-		return rc;
-	}
-	l3[X86_STUB_L3_INDEX] = l3e;
 	return 0;
 }
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Each guest architecture's stub and facts (guest.h). */
+#include <errno.h>
+
+#include "proto/trace.h"
+#include "vmm/guest/guest.h"
+#include "vmm/image/image.h"
+
+/* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
+extern const uint8_t vt_stub_blob_x86_64[], vt_stub_blob_x86_64_end[];
+extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
+extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
+
+/* THREAD_SIZE is 16 KiB without KASAN on all three (arch/<arch>/include/asm/thread_info.h, page_64_types.h). */
+static const struct guest_arch guest_arches[] = {
+	[IMAGE_ARCH_X86_64] = { "x86_64", SLOT_ARCH_X86_64, vt_stub_blob_x86_64, vt_stub_blob_x86_64_end,
+				"TSC", 16u << 10 },
+	[IMAGE_ARCH_ARM64] = { "arm64", SLOT_ARCH_ARM64, vt_stub_blob_arm64, vt_stub_blob_arm64_end,
+			       "CNTVCT", 16u << 10 },
+	[IMAGE_ARCH_RISCV64] = { "riscv64", SLOT_ARCH_RISCV64, vt_stub_blob_riscv64, vt_stub_blob_riscv64_end,
+				 "time", 16u << 10 },
+};
+
+const struct guest_arch *guest_arch_of(int image_arch)
+{
+	if (image_arch < 0 || (size_t)image_arch >= sizeof(guest_arches) / sizeof(guest_arches[0]))
+		return NULL;
+	return guest_arches[image_arch].stub ? &guest_arches[image_arch] : NULL;
+}
+
+const struct slot_ops *guest_slot_ops(const struct guest_arch *g)
+{
+	return slot_ops_for(g->slot_arch);
+}
+
+int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint64_t code_va, struct errbuf *err)
+{
+	struct vt_stub_config *c = (struct vt_stub_config *)(void *)copy;
+
+	if (size <= VT_CFG_SIZE || size != guest_stub_size(g))
+		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", g->name, size);
+	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= size)
+		return err_set(err, EINVAL, "the embedded %s stub has no return hook (offset %#llx)", g->name,
+			       (unsigned long long)c->ret_va);
+	if (c->doorbell_pc < VT_CFG_SIZE || c->doorbell_pc >= size)
+		return err_set(err, EINVAL, "the embedded %s stub has no doorbell (offset %#llx)", g->name,
+			       (unsigned long long)c->doorbell_pc);
+	c->ret_va += code_va;
+	c->doorbell_pc += code_va;
+	return 0;
+}

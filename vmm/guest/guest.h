@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What vmmtrace knows of a guest kernel's architecture and puts into it,
+ * whichever host runs it: the stub image embedded for it, its slot
+ * encodings, the counter its stub reads and the kernel stack size its
+ * --graph shadow stacks check calls against. The tracer and every host
+ * read these here, not from each other.
+ */
+#ifndef VMM_GUEST_GUEST_H
+#define VMM_GUEST_GUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/slot.h"
+#include "vmm/util/error.h"
+
+struct guest_arch {
+	const char *name;		/* as image_arch_name() says it */
+	enum slot_arch slot_arch;
+	/* The stub image (guest-stub/<arch>/), its config block at offset 0. */
+	const uint8_t *stub, *stub_end;
+	/* The counter the stub reads for timestamps, for messages. */
+	const char *clock;
+	/* THREAD_SIZE without KASAN: a call is on its task's stack when within it. */
+	uint64_t thread_size;
+};
+
+/* By IMAGE_ARCH_* (vmm/image/image.h); NULL for an architecture vmmtrace has no stub for. */
+const struct guest_arch *guest_arch_of(int image_arch);
+/* Its slot encodings. */
+const struct slot_ops *guest_slot_ops(const struct guest_arch *g);
+
+/*
+ * A copy of g's stub image (size bytes), linked to run at code_va: the
+ * addresses its configuration block holds of its return hook and its
+ * doorbell (offsets into the image until then) checked to lie inside it
+ * and made guest VAs. Every host installs such a copy.
+ */
+int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint64_t code_va, struct errbuf *err);
+
+static inline size_t guest_stub_size(const struct guest_arch *g)
+{
+	return (size_t)(g->stub_end - g->stub);
+}
+
+#endif
