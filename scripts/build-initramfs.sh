@@ -6,15 +6,20 @@
 # inflating a compressed one costs ~17 s there). Cached by the hash of its
 # inputs; $VMMTRACE_CACHE/initramfs.cpio links to the current one.
 #
-#   build-initramfs.sh [x86_64|arm64|riscv64]     (default: x86_64)
+#   build-initramfs.sh [x86_64|arm64|riscv64|loongarch64]     (default: x86_64)
 #
 # arm64 and riscv64 (the QEMU host's guests): the programs cross-built with
 # Debian's compilers, all but the x86_64 vector-state ones; arm64's busybox
 # is Debian's busybox-static:arm64, unpacked from its package (multiarch).
 # Debian 12 has no riscv64 packages: riscv64's archive holds no busybox,
 # only tests/guest/cinit.c as /init (arguments after "--" on the kernel
-# command line). $VMMTRACE_CACHE/initramfs-ARCH.cpio links to the current
-# one of each.
+# command line). loongarch64 likewise, cinit.c alone, built by clang-19
+# (Debian 12 has no loongarch64 gcc and no loongarch64 libc; cinit needs
+# none) with -mno-lsx (clang's default LSX vector code would raise SIGILL on
+# a kernel without CPU_HAS_LSX, such as the lean one) against linux-6.12's
+# loongarch uapi headers, which `make headers` of linux-source-6.12 puts in
+# $VMMTRACE_CACHE/uapi-loongarch64-*/ once. $VMMTRACE_CACHE/initramfs-ARCH.cpio
+# links to the current one of each.
 #
 # The archive is written here rather than by GNU cpio so that it can hold
 # /dev/console without root (the kernel opens /dev/console for init before
@@ -29,6 +34,29 @@ busybox=${BUSYBOX:-/bin/busybox}
 cc=${GUEST_CC:-gcc}
 progs_src=("$guest"/progs/*.c)
 tag=""
+arch_cflags=""
+
+# linux-6.12's loongarch uapi headers (asm/unistd.h and what linux/*.h
+# include), made once from linux-source-6.12 and cached; prints their
+# include directory. `make headers` in the tree: with O= this 6.12 leaves
+# out asm-generic's wrappers (asm/types.h, ...).
+la_uapi() {
+	local tar=/usr/src/linux-source-6.12.tar.xz dir t
+	[ -r "$tar" ] || die "$tar missing: apt-get install linux-source-6.12"
+	dir="$VMMTRACE_CACHE/uapi-loongarch64-$(stat -c %s "$tar")"
+	if [ ! -f "$dir/include/asm/unistd_64.h" ] || [ ! -f "$dir/include/asm/types.h" ]; then
+		say "making linux-6.12's loongarch uapi headers"
+		t=$(mktemp -d "$VMMTRACE_CACHE/uapi-build.XXXXXX")
+		tar xJf "$tar" -C "$t" --exclude='linux-source-6.12/Documentation' \
+			--exclude='linux-source-6.12/drivers' --exclude='linux-source-6.12/sound' \
+			--exclude='linux-source-6.12/tools/testing' || { rm -rf "$t"; die "cannot unpack $tar"; }
+		make -s -C "$t/linux-source-6.12" ARCH=loongarch headers >&2 || { rm -rf "$t"; die "make headers failed"; }
+		rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+		cp -a "$t/linux-source-6.12/usr/include" "$dir.tmp/"
+		rm -rf "$dir"; mv "$dir.tmp" "$dir"; rm -rf "$t"
+	fi
+	echo "$dir/include"
+}
 case $garch in
 x86_64) ;;
 arm64)
@@ -57,7 +85,15 @@ riscv64)
 	progs_src=()
 	busybox=""
 	;;
-*) die "no initramfs for $garch (x86_64, arm64 or riscv64)" ;;
+loongarch64)
+	cc=${GUEST_CC:-clang-19}
+	tag=-loongarch64
+	progs_src=()
+	busybox=""
+	command -v "$cc" >/dev/null || die "$cc missing: scripts/packages-arch.txt (clang-19, lld-19)"
+	arch_cflags="--target=loongarch64-linux-gnu -mno-lsx -fuse-ld=lld -nostdinc -isystem $(la_uapi)"
+	;;
+*) die "no initramfs for $garch (x86_64, arm64, riscv64 or loongarch64)" ;;
 esac
 # The busybox to ask for its applets: the guest's own, under qemu-user when foreign.
 bbrun() { if [ "$garch" = x86_64 ]; then "$busybox" "$@"; else "qemu-$([ "$garch" = arm64 ] && echo aarch64)" "$busybox" "$@"; fi; }
@@ -80,7 +116,8 @@ fi
 [ -r "$guest/init" ] || die "$guest/init missing"
 
 key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest/cinit.c" "$guest"/progs/* ${busybox:+"$busybox"} |
-	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets") |
+	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets"
+	[ -z "$arch_cflags" ] || echo "$arch_cflags") |
 	sha256sum | cut -c1-16)
 name="initramfs$tag-$key.cpio"
 out="$VMMTRACE_CACHE/$name"
@@ -93,7 +130,7 @@ publish() {
 	for old in "$VMMTRACE_CACHE"/initramfs$tag-*.cpio; do
 		[ "$old" = "$out" ] && continue
 		# x86_64's pattern matches the other arches' archives and links too: not those.
-		[ -z "$tag" ] && case $old in */initramfs-arm64[-.]* | */initramfs-riscv64[-.]*) continue ;; esac
+		[ -z "$tag" ] && case $old in */initramfs-arm64[-.]* | */initramfs-riscv64[-.]* | */initramfs-loongarch64[-.]*) continue ;; esac
 		rm -f "$old"
 	done
 }
@@ -111,7 +148,7 @@ progs=()
 for src in "${progs_src[@]}"; do
 	p=$(basename "$src" .c)
 	# shellcheck disable=SC2086
-	"$cc" $prog_cflags -o "$work/$p" "$src" || die "cannot build $src"
+	"$cc" $arch_cflags $prog_cflags -o "$work/$p" "$src" || die "cannot build $src"
 	progs+=("$p")
 done
 
@@ -122,7 +159,7 @@ if [ -n "$busybox" ]; then
 	done
 else
 	# shellcheck disable=SC2086
-	"$cc" $prog_cflags -I"$here/.." -o "$work/cinit" "$guest/cinit.c" || die "cannot build $guest/cinit.c"
+	"$cc" $arch_cflags $prog_cflags -I"$here/.." -o "$work/cinit" "$guest/cinit.c" || die "cannot build $guest/cinit.c"
 fi
 
 # newc ("070701") entries: 13 hex fields, the NUL-terminated name padded to

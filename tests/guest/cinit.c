@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /init in C, for a guest with no busybox (Debian 12 ships no riscv64
- * packages): the riscv64 test initramfs's only user-space program. Its
+ * /init in C, for a guest with no busybox (Debian 12 ships no riscv64 or
+ * loongarch64 packages): the riscv64 and loongarch64 test initramfs's only
+ * user-space program (loongarch64: built by clang-19, no libc). Its
  * arguments come from the kernel command line after "--":
  *
  *   -- LOOPS CPUS [FUNC [FLOOPS [ROUNDS [TRACER]]]]
@@ -39,6 +40,7 @@
 #define O_TRUNC_ 01000
 #define SIGCHLD_ 17
 #define SYSLOG_READ_ALL 3
+#define TCSBRK_ 0x5409		/* asm-generic/ioctls.h; with argument 1: tcdrain */
 
 static char buf[256 << 10];
 
@@ -291,6 +293,11 @@ int rt_main(long *sp)
 	else if (argc > 3)
 		ftrace(argv[3], argc > 4 ? atol_(argv[4]) : 0);
 	say("CINIT: done\n");
+	/*
+	 * Until the console has sent every line: the reset loses what is still
+	 * queued, and loongarch64's UART is polled (no interrupt in its DT).
+	 */
+	rt_syscall(__NR_ioctl, 1, TCSBRK_, 1);
 	rt_syscall(__NR_sync, 0, 0, 0);
 	rt_syscall4(__NR_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_RESTART, 0);
 	for (;;)

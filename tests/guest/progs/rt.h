@@ -4,8 +4,8 @@
  * -nostdlib: every syscall costs milliseconds in the test guest (its kernel
  * code is emulated), and libc's start-up alone makes a dozen of them, which
  * would also pollute the syscall counts that the traces are checked against.
- * rt_syscall and _start for x86_64, arm64 and riscv64 (the QEMU host's
- * guests); the vector-state helpers are x86_64's.
+ * rt_syscall and _start for x86_64, arm64, riscv64 and loongarch64 (the
+ * QEMU host's guests); the vector-state helpers are x86_64's.
  */
 #ifndef GUEST_PROGS_RT_H
 #define GUEST_PROGS_RT_H
@@ -139,8 +139,41 @@ __asm__(".text\n"
 	"	ecall\n"
 	"	j .\n");
 
+#elif defined(__loongarch__) && __loongarch_grlen == 64
+/*
+ * loongarch64: the number in a7, arguments in a0-a5, `syscall 0`; the
+ * result in a0. The kernel may clobber t0-t8 (as glibc declares).
+ */
+static inline long rt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long a7 __asm__("$a7") = nr;
+	register long a0 __asm__("$a0") = a;
+	register long a1 __asm__("$a1") = b;
+	register long a2 __asm__("$a2") = c;
+	register long a3 __asm__("$a3") = d;
+	register long a4 __asm__("$a4") = e;
+	register long a5 __asm__("$a5") = f;
+
+	__asm__ volatile("syscall 0"
+			 : "+r"(a0)
+			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "$t0", "$t1", "$t2", "$t3", "$t4", "$t5", "$t6", "$t7", "$t8", "memory");
+	return a0;
+}
+
+/* The kernel enters with argc at sp (16-aligned). */
+__asm__(".text\n"
+	".global _start\n"
+	"_start:\n"
+	"	move $fp, $zero\n"
+	"	move $a0, $sp\n"
+	"	bl rt_main\n"
+	"	li.w $a7, " RT_XSTR(__NR_exit) "\n"
+	"	syscall 0\n"
+	"	b .\n");
+
 #else
-#error "the test programs know x86_64, arm64 and riscv64"
+#error "the test programs know x86_64, arm64, riscv64 and loongarch64"
 #endif
 
 #if !defined(__x86_64__)
