@@ -70,9 +70,10 @@ events_match() {
 	[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" = "$(grep -vc '^#' "$2")" ]
 }
 marker="vt-traced-term-$$"
-"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tterm.txt" --cmdline "$marker" </dev/null >/dev/null 2>"$TMPD/tterm.err" &
+# The guest must be running, traced, when the signal comes: its console's first line says so.
+"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tterm.txt" --cmdline "$marker" </dev/null >"$TMPD/tterm.con" 2>"$TMPD/tterm.err" &
 vt=$!
-sleep 3
+wait_line "$TMPD/tterm.con" 'Linux version' 60 "$vt"
 kill -TERM "$vt"
 wait "$vt"
 rc=$?
@@ -81,9 +82,9 @@ check "traced, SIGTERM: the stop's line, and every event counted is written ($(h
 	eval "grep -q '^vmmtrace: stopped by signal 15' '$TMPD/tterm.err' && events_match '$TMPD/tterm.err' '$TMPD/tterm.txt'"
 check "traced, SIGTERM: no QEMU left" eval "! pgrep -f '$marker' >/dev/null"
 marker="vt-traced-kill-$$"
-"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tkill.txt" --cmdline "$marker" </dev/null >/dev/null 2>"$TMPD/tkill.err" &
+"$VMMTRACE" boot "$A64" --trace '*' -o "$TMPD/tkill.txt" --cmdline "$marker" </dev/null >"$TMPD/tkill.con" 2>"$TMPD/tkill.err" &
 vt=$!
-sleep 3
+wait_line "$TMPD/tkill.con" 'Linux version' 60 "$vt"
 pkill -KILL -f "qemu-system.*$marker"
 wait "$vt"
 rc=$?
@@ -96,7 +97,7 @@ check "traced, an output that cannot be written: status 6, one line (got $rc: $(
 
 boot event "$A64" --trace start_kernel --event kvm:pio
 check "--event under QEMU: status 2, one line (got $rc: $(cat "$TMPD/event.err"))" \
-	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/event.err') = 1 ] && grep -q 'the QEMU host (--host qemu) has no --event' '$TMPD/event.err'"
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/event.err') = 1 ] && grep -q 'the QEMU host (--host qemu) reports no VM exits: --event' '$TMPD/event.err'"
 boot x86room "$LEAN_BZIMAGE" --host qemu --trace start_kernel --mem 64M --buffer-size 16M
 check "an x86_64 kernel traced under QEMU, its rings more than a quarter of --mem: status 2, one line (got $rc: $(cat "$TMPD/x86room.err"))" \
 	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/x86room.err') = 1 ] && grep -q 'rings take more than a quarter of --mem' '$TMPD/x86room.err'"

@@ -77,7 +77,7 @@ check "start_kernel was called from __primary_switched" grep -qE ': start_kernel
 check "tasks and arguments from the Image's own BTF: swapper/0-0 in start_kernel, kernel_init(unused=0x0), uname's own task in its syscall" \
 	eval "grep -q 'tasks and context from .* (.BTF)' '$TMPD/trace.err' && grep -qE '^ *swapper/0-0 .*: start_kernel\(\) <-' '$TMPD/trace' && grep -qE ': kernel_init\(unused=0x0\) <-ret_from_fork$' '$TMPD/trace' && grep -qE '^ *uname-[0-9]+ .*: __arm64_sys_newuname\(regs=0x[0-9a-f]+\) <-invoke_syscall$' '$TMPD/trace'"
 check "a command line without nokaslr gets it, and -v says so (the kernel would randomise its base otherwise)" \
-	eval "grep -q '^vmmtrace: traced: nokaslr added to the command line' '$TMPD/trace.err' && grep -q 'Kernel command line: console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs nokaslr' '$TMPD/tcon'"
+	eval "grep -q '^vmmtrace: info: traced: nokaslr added to the command line' '$TMPD/trace.err' && grep -q 'Kernel command line: console=ttyAMA0 panic=-1 vmmtrace.steps=uname,ftrace-funcs nokaslr' '$TMPD/tcon'"
 check "nothing dropped" grep -qE '^vmmtrace: trace: [0-9]+ events .* 0 dropped \(0 by the stub, 0 lost\)' "$TMPD/trace.err"
 check "no warning from the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$TMPD/tcon'"
 

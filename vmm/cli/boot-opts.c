@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vmm/cli/boot-opts.h"
-#include "vmm/kvm/vm.h"
+#include "vmm/host/host.h"
+#include "vmm/image/image.h"
+#include "vmm/trace/vmev-select.h"
 #include "vmm/output/flightrec.h"
 #include "vmm/output/writer.h"
 #include "vmm/util/log.h"
@@ -27,6 +30,9 @@ static const char boot_usage[] =
 	"  --cpus N              number of vCPUs, 1 to 8 (default 1)\n"
 	"  --mem SIZE            guest memory, e.g. 512M or 2G; a plain number is MiB (default 512M)\n"
 	"  --compat auto|on|off  host-compatibility layer for software-assisted KVM (default auto)\n"
+	"  --fast-boot auto|on|off  options that only shorten a boot on such a host by skipping\n"
+	"                        the kernel's own checks (crypto self-tests, W+X walk; default:\n"
+	"                        with the compat layer; off boots as on hardware KVM)\n"
 	"  -v, --verbose         more detail on stderr (repeat for debug)\n"
 	"  -q, --quiet           no live progress line (shown only when tracing to a terminal)\n"
 	"  --no-sandbox          no seccomp filter once the guest runs (docs/SANDBOX.md)\n"
@@ -96,6 +102,20 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* auto, on, off: HOST_AUTO, 1, 0. */
+static int boot_parse_switch(const char *s, int *v)
+{
+	if (!strcmp(s, "auto"))
+		*v = HOST_AUTO;
+	else if (!strcmp(s, "on"))
+		*v = 1;
+	else if (!strcmp(s, "off"))
+		*v = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int boot_add_glob(struct boot_opts *o, int include, const char *glob)
 {
 	unsigned *n = include ? &o->tcfg.n_include : &o->tcfg.n_exclude;
@@ -138,6 +158,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "cpus", required_argument, NULL, 'n' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "compat", required_argument, NULL, 'k' },
+		{ "fast-boot", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-sandbox", no_argument, NULL, 'X' },
@@ -170,7 +191,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 	char *end;
 	int c;
 
-	*o = (struct boot_opts){ .ncpus = 1, .mem = BOOT_DEFAULT_MEM, .compat = COMPAT_AUTO };
+	*o = (struct boot_opts){ .ncpus = 1, .mem = BOOT_DEFAULT_MEM, .compat = HOST_AUTO, .fast_boot = HOST_AUTO };
 	o->tcfg.include = o->trace;
 	o->tcfg.exclude = o->notrace;
 	o->tcfg.buffer_size = BOOT_DEFAULT_BUFFER;
@@ -200,6 +221,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 			if (vmev_select(optarg, &o->tcfg.events))
 				return boot_fail("--event '%s' matches no event (kvm:pio, kvm:mmio, kvm:msr, "
 						 "kvm:exit, kvm:hypercall, kvm:cpuid)", optarg);
+			o->events_given = 1;
 			break;
 		case 'R':
 			if (vmev_msr_parse(optarg, &o->msrs))
@@ -237,8 +259,8 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 
 			errno = 0;
 			n = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || n < 1 || n > VM_MAX_CPUS)
-				return boot_fail("--cpus must be between 1 and 8, not '%s'", optarg);
+			if (errno || *end || end == optarg || n < 1 || n > HOST_MAX_CPUS)
+				return boot_fail("--cpus must be between 1 and %d, not '%s'", HOST_MAX_CPUS, optarg);
 			o->ncpus = (unsigned)n;
 			break;
 		}
@@ -252,8 +274,10 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 				return boot_fail("--mem %s is not a whole number of 4K pages", optarg);
 			break;
 		case 'k':
-			if (compat_parse_mode(optarg, &o->compat))
-				return boot_fail("--compat must be auto, on or off, not '%s'", optarg);
+		case 'j':
+			if (boot_parse_switch(optarg, c == 'k' ? &o->compat : &o->fast_boot))
+				return boot_fail("%s must be auto, on or off, not '%s'", c == 'k' ? "--compat" : "--fast-boot",
+						 optarg);
 			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
@@ -287,7 +311,9 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		}
 		case 'h': fputs(boot_usage, stdout); return -1;
 		case 'W':
-			if (boot_host_parse(optarg, &o->host))
+			if (!strcmp(optarg, "kvm") || !strcmp(optarg, "qemu"))
+				o->host = !strcmp(optarg, "kvm") ? BOOT_HOST_KVM : BOOT_HOST_QEMU;
+			else
 				return boot_fail("--host '%s': kvm or qemu", optarg);
 			break;
 		case 'Z': o->arch = optarg; break;
@@ -333,6 +359,9 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 	/* The table is built from these events; they go to the trace too, if there is one. */
 	if (o->handshake)
 		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
+	/* For tests of the doorbell path (docs/TESTING.md): no drain but at doorbells and at the end. */
+	if (getenv("VMMTRACE_DRAIN") && !strcmp(getenv("VMMTRACE_DRAIN"), "doorbell"))
+		o->tcfg.drain_at_doorbells = 1;
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
@@ -340,4 +369,15 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		return boot_fail("--graph writes the text format only (-o FILE.txt or stdout), not %s",
 				 o->tcfg.format->name);
 	return boot_check_events(o);
+}
+
+enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_missing)
+{
+	*kvm_missing = 0;
+	if (want != BOOT_HOST_AUTO)
+		return want;
+	if (image_arch != IMAGE_ARCH_X86_64)
+		return BOOT_HOST_QEMU;
+	*kvm_missing = access("/dev/kvm", R_OK | W_OK) != 0;
+	return *kvm_missing ? BOOT_HOST_QEMU : BOOT_HOST_KVM;
 }

@@ -5,9 +5,7 @@
 
 #include <stdint.h>
 
-#include "vmm/cli/boot-qemu.h"
 #include "vmm/cli/cmd.h"
-#include "vmm/kvm/compat.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/vmev-select.h"
 
@@ -19,6 +17,8 @@
 #define BOOT_MAX_GLOBS     64
 #define BOOT_DEFAULT_BUFFER (512ULL << 10)	/* 4,096 records of 128 bytes */
 
+enum boot_host { BOOT_HOST_AUTO, BOOT_HOST_KVM, BOOT_HOST_QEMU };
+
 struct boot_opts {
 	const char *kernel;
 	const char *initrd;
@@ -26,7 +26,8 @@ struct boot_opts {
 	const char *cmdline_replace;
 	unsigned ncpus;
 	uint64_t mem;
-	enum compat_mode compat;
+	int compat;			/* --compat: HOST_AUTO, 0 off, 1 on */
+	int fast_boot;			/* --fast-boot: HOST_AUTO (with the compat layer), 0, 1 */
 	int verbose;
 	int quiet;			/* -q: no progress line */
 	int no_sandbox;			/* --no-sandbox: no seccomp filter */
@@ -34,6 +35,7 @@ struct boot_opts {
 	const char *trace[BOOT_MAX_GLOBS];
 	const char *notrace[BOOT_MAX_GLOBS];
 	struct tracer_config tcfg;
+	int events_given;		/* --event was given (tcfg.events may also come from --handshake ...) */
 	struct vmev_msr_set msrs;	/* --msr additions */
 	uint32_t msr_ranges[VMEV_MAX_MSR_RANGES][2];
 	const char *console;
@@ -53,5 +55,12 @@ struct boot_opts {
  * status of a bad option, its one line printed.
  */
 int boot_parse(int argc, char **argv, struct boot_opts *o);
+
+/*
+ * The host for a kernel of image_arch: the one asked for, else this VMM on
+ * KVM for an x86_64 kernel where /dev/kvm opens, else QEMU (*kvm_missing
+ * then says /dev/kvm was why).
+ */
+enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_missing);
 
 #endif

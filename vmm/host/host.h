@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "vmm/util/error.h"
 
@@ -22,7 +23,7 @@
 #define HOST_NO_CPU (-1)
 
 struct elf_image;
-struct slot_ops;
+struct kernel_image;
 struct symtab;
 
 /*
@@ -154,6 +155,27 @@ struct host_ops {
 	void (*describe)(struct host *h, FILE *f);
 	/* For `vmmtrace nmi` (NULL: the host cannot): an NMI to every vCPU; how many got one. */
 	unsigned (*inject_nmi)(struct host *h);
+
+	/*
+	 * The guest's life, as the boot driver (vmm/cli/boot.c) leads it; a
+	 * tracer, if any, is made between the host's creation and start.
+	 * start: the vCPUs are ready and the console's input flows.
+	 */
+	int (*start)(struct host *h, struct errbuf *err);
+	/*
+	 * Runs the guest until it stops, on the calling thread; returns why,
+	 * and *signo the signal for VM_STOP_SIGNAL. SIGINT, SIGTERM and
+	 * SIGHUP stop it: the caller blocks them in every thread first.
+	 */
+	enum vm_stop_reason (*run)(struct host *h, int *signo);
+	/* After run: why it stopped, one line. */
+	const char *(*stop_msg)(struct host *h);
+	/* After run: a vCPU's registers, as lines of text; *pc its PC (0: unknown). */
+	void (*vcpu_registers)(struct host *h, unsigned cpu, char *buf, size_t len, uint64_t *pc);
+	/* -v's closing account of the host itself (NULL: nothing to say). */
+	void (*report)(struct host *h, FILE *f);
+	/* After run, or instead of start: everything the host holds goes (the stub's memory too). */
+	void (*destroy)(struct host *h);
 };
 
 /* A guest on some host; a backend embeds it and fills it in. */
@@ -164,6 +186,36 @@ struct host {
 	/* The VM exits it reports (vmm/host/host-exits.h), or NULL: none (QEMU). */
 	const struct host_exit_ops *exits;
 	const char *kernel_path;
+	pid_t child;			/* a process of its own the sandbox lets it end (QEMU's), 0: none */
 };
+
+/*
+ * What the boot driver asks a host to boot. Each host prepares the guest
+ * its own way (KVM: the kernel's segments, zero page, E820 map and MP
+ * table; QEMU: its command line and device tree, the x86_64 stub's
+ * region, running to the kernel's entry) and says with -v what it added
+ * to the command line, and why. A host's create function fails with
+ * -EINVAL, -ENOEXEC, -E2BIG or -EOPNOTSUPP for what was asked and cannot
+ * be (exit status 2), with anything else when the host itself fails.
+ */
+struct host_boot {
+	const char *kernel;		/* the path, for messages and QEMU's -kernel */
+	const struct kernel_image *img;	/* the kernel, open */
+	const char *initrd;		/* the initrd's path, or NULL */
+	const uint8_t *initrd_data;	/* ... and its bytes, read and checked */
+	size_t initrd_size;
+	const char *cmdline_replace;	/* the whole command line, or NULL: the host's default */
+	const char *cmdline_extra;	/* appended ("" or " ..."), as --cmdline gives it */
+	unsigned ncpus;
+	uint64_t mem;
+	int compat;			/* the host's compatibility layer: HOST_AUTO, 0 off, 1 on */
+	int fast_boot;			/* options that only shorten an emulated boot: HOST_AUTO, 0, 1 */
+	int console_fd;			/* where the guest's console goes */
+	int verbose;
+	/* The tracer will place a stub, with this much data (stub_geom_region_bytes). */
+	int traced;
+	uint64_t stub_bytes;
+};
+#define HOST_AUTO (-1)
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What generic code asks of the host architecture. Each arch/<arch>/
- * implements it; the Makefile links the host's (HOSTARCH).
+ * What the KVM VM core asks of the host's architecture: vmm/x86_64/
+ * implements it, chosen at link time (the Makefile's HOSTARCH).
  */
-#ifndef ARCH_ARCH_H
-#define ARCH_ARCH_H
+#ifndef VMM_KVM_ARCH_H
+#define VMM_KVM_ARCH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,9 +20,23 @@ struct vm;
 int arch_compat_detect(void);
 const char *arch_compat_assist_name(unsigned assist);
 
-/* Command line for the console and this class of host; compat adds more. */
+/* Command line for the console and this class of host; compat and --fast-boot add more. */
 const char *arch_default_cmdline(void);
-const char *arch_compat_cmdline(void);
+/* An option of the kernel command line, and why the host adds it (-v says). */
+struct cmdline_opt {
+	const char *opt, *why;
+};
+/* What the guest cannot run without on a host that needs the compat layer (NULL-terminated). */
+const struct cmdline_opt *arch_compat_cmdline(void);
+/* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
+const struct cmdline_opt *arch_fast_boot_cmdline(void);
+
+/* 0 when this host arch boots img, else -ENOEXEC with a line naming it. */
+int arch_kernel_check(const struct kernel_image *img, struct errbuf *err);
+/* Console input for the guest's UART: how many of len bytes it took (0: its buffer is full). */
+size_t arch_console_input(struct vm *vm, const uint8_t *buf, size_t len);
+/* The UART's partial output line, written out (the guest stopped). */
+void arch_console_flush(struct vm *vm);
 
 /* In-kernel irqchip and timers, the guest-physical memory map. */
 int arch_vm_init(struct vm *vm, struct errbuf *err);

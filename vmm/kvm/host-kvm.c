@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/kvm.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto/trace.h"
@@ -12,9 +13,23 @@
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/stub.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+#include "vmm/host/console.h"
 #include "vmm/util/log.h"
 
-_Static_assert(VM_MAX_CPUS <= HOST_MAX_CPUS, "the tracer sizes its per-vCPU tables by HOST_MAX_CPUS");
+_Static_assert(HOST_KVM_MAX_CPUS <= HOST_MAX_CPUS && HOST_KVM_MAX_CPUS <= VM_MAX_CPUS,
+	       "the tracer sizes its per-vCPU tables by HOST_MAX_CPUS");
+
+struct host_kvm {
+	struct host h;
+	struct vm *vm;
+	struct vm vm_store;
+	struct console con;
+	struct host_hooks hooks;
+	int doorbell_registered;
+	int vm_created, verbose;
+	char *cmdline;
+};
 
 static struct host_kvm *hk_of(struct host *h)
 {
@@ -285,6 +300,75 @@ static unsigned hk_inject_nmi(struct host *h)
 	return vm_inject_nmi(hk_of(h)->vm);
 }
 
+/* The console's input: the UART takes what fits its receive buffer. */
+static size_t hk_console_deliver(void *opaque, const uint8_t *buf, size_t len)
+{
+	struct host_kvm *hk = opaque;
+
+	if (atomic_load(&hk->vm->stopping))
+		return len;	/* dropped: nobody reads it any more */
+	return arch_console_input(hk->vm, buf, len);
+}
+
+static int hk_start(struct host *h, struct errbuf *err)
+{
+	struct host_kvm *hk = hk_of(h);
+	int rc = vm_create_vcpus(hk->vm, err);
+
+	if (!rc && console_input_start(&hk->con, hk_console_deliver, hk))
+		log_warn("the guest gets no console input: no thread for it");
+	return rc;
+}
+
+static enum vm_stop_reason hk_run(struct host *h, int *signo)
+{
+	struct host_kvm *hk = hk_of(h);
+	enum vm_stop_reason reason = vm_run(hk->vm);
+
+	console_input_stop(&hk->con);
+	arch_console_flush(hk->vm);
+	*signo = hk->vm->stop_signal;
+	return reason;
+}
+
+static const char *hk_stop_msg(struct host *h)
+{
+	return hk_of(h)->vm->stop_msg;
+}
+
+static void hk_vcpu_registers(struct host *h, unsigned cpu, char *buf, size_t len, uint64_t *pc)
+{
+	struct vcpu *v = hk_vcpu(h, (int)cpu);
+
+	*pc = 0;
+	if (!v) {
+		snprintf(buf, len, "(no vCPU %u)\n", cpu);
+		return;
+	}
+	arch_vcpu_registers(v, buf, len, pc);
+}
+
+static void hk_report(struct host *h, FILE *f)
+{
+	struct host_kvm *hk = hk_of(h);
+
+	if (hk->vm->cfg.compat)
+		compat_report(&hk->vm->compat, f);
+}
+
+static void hk_destroy(struct host *h)
+{
+	struct host_kvm *hk = hk_of(h);
+
+	if (!hk)
+		return;
+	console_input_stop(&hk->con);
+	if (hk->vm_created)
+		vm_destroy(hk->vm);
+	free(hk->cmdline);
+	free(hk);
+}
+
 static const struct host_ops host_kvm_ops = {
 	.pause = hk_pause,
 	.resume = hk_resume,
@@ -304,6 +388,12 @@ static const struct host_ops host_kvm_ops = {
 	.stub_free = hk_stub_free,
 	.describe = hk_describe,
 	.inject_nmi = hk_inject_nmi,
+	.start = hk_start,
+	.run = hk_run,
+	.stop_msg = hk_stop_msg,
+	.vcpu_registers = hk_vcpu_registers,
+	.report = hk_report,
+	.destroy = hk_destroy,
 };
 
 static const struct host_exit_ops host_kvm_exit_ops = {
@@ -313,13 +403,97 @@ static const struct host_exit_ops host_kvm_exit_ops = {
 	.cpuid = hk_vcpu_cpuid,
 };
 
-void host_kvm_init(struct host_kvm *hk, struct vm *vm)
+static void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 {
-	memset(hk, 0, sizeof(*hk));
 	hk->vm = vm;
 	hk->h.ops = &host_kvm_ops;
 	hk->h.name = "KVM";
 	hk->h.exits = &host_kvm_exit_ops;
 	hk->h.ncpus = vm->cfg.ncpus;
 	hk->h.kernel_path = vm->cfg.kernel_path;
+}
+
+/* Appends each option of opts to *line, saying with -v why. */
+static int hk_add_opts(char **line, const struct cmdline_opt *opts, const char *layer, int verbose)
+{
+	for (; opts->opt; opts++) {
+		char *next = NULL;
+
+		if (asprintf(&next, "%s %s", *line, opts->opt) < 0)
+			return -ENOMEM;
+		free(*line);
+		*line = next;
+		if (verbose)
+			log_info("%s: %s added to the command line: %s", layer, opts->opt, opts->why);
+	}
+	return 0;
+}
+
+/*
+ * The command line: the host's default, what the compat layer needs and,
+ * unless --fast-boot says otherwise, what only saves time when emulated;
+ * or --cmdline-replace; then --cmdline's additions.
+ */
+static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat, struct errbuf *err)
+{
+	int fast = b->fast_boot == HOST_AUTO ? compat : b->fast_boot;
+	int rc = 0;
+
+	hk->cmdline = strdup(b->cmdline_replace ? b->cmdline_replace : arch_default_cmdline());
+	if (hk->cmdline && !b->cmdline_replace && compat)
+		rc = hk_add_opts(&hk->cmdline, arch_compat_cmdline(), "compat layer", b->verbose);
+	if (hk->cmdline && !rc && !b->cmdline_replace && fast)
+		rc = hk_add_opts(&hk->cmdline, arch_fast_boot_cmdline(), "--fast-boot", b->verbose);
+	if (hk->cmdline && !rc && *b->cmdline_extra) {
+		char *next = NULL;
+
+		rc = asprintf(&next, "%s%s", hk->cmdline, b->cmdline_extra) < 0 ? -ENOMEM : 0;
+		free(hk->cmdline);
+		hk->cmdline = next;
+	}
+	if (!hk->cmdline || rc)
+		return err_set(err, ENOMEM, "out of memory for the command line");
+	return 0;
+}
+
+int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf *err)
+{
+	struct host_kvm *hk;
+	struct vm_config cfg;
+	int rc;
+
+	*out = NULL;
+	if ((rc = arch_kernel_check(b->img, err)))
+		return rc;
+	if (b->ncpus > HOST_KVM_MAX_CPUS)
+		return err_set(err, EINVAL, "--cpus %u: the KVM host runs at most %d vCPUs", b->ncpus, HOST_KVM_MAX_CPUS);
+	if (!(hk = calloc(1, sizeof(*hk))))
+		return err_set(err, ENOMEM, "out of memory for the VM");
+	hk->verbose = b->verbose;
+	console_init(&hk->con, b->console_fd);
+	cfg = (struct vm_config){ .kernel_path = b->kernel, .initrd_path = b->initrd, .ncpus = b->ncpus,
+				  .mem_size = b->mem, .console = &hk->con,
+				  .compat = b->compat == HOST_AUTO ? compat_resolve(COMPAT_AUTO) : b->compat };
+	if ((rc = hk_cmdline(hk, b, cfg.compat, err)))
+		goto fail;
+	cfg.cmdline = hk->cmdline;
+	log_info("compat layer %s; command line: %s", cfg.compat ? "on" : "off", hk->cmdline);
+	if ((rc = vcpu_init_signals(err)) || (rc = vm_create(&hk->vm_store, &cfg, err)))
+		goto fail;
+	hk->vm_created = 1;
+	if ((rc = arch_vm_load(&hk->vm_store, b->img, b->initrd_data, b->initrd_size, err))) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		/* The kernel or what it was given does not fit this VM: the user's to change. */
+		rc = err_set(err, rc == -ENOEXEC ? ENOEXEC : EINVAL, "%s: %s", b->kernel, why);
+		goto fail;
+	}
+	host_kvm_init(hk, &hk->vm_store);
+	*out = &hk->h;
+	return 0;
+fail:
+	hk->vm = &hk->vm_store;
+	hk_destroy(&hk->h);
+	return rc;
 }

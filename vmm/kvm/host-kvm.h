@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmmtrace's own KVM VMM as a host of the boundary in vmm/host/host.h: each
- * operation is the VM core's or the host arch's, each hook a translation of
- * the core's vm_hooks.
+ * vmmtrace's own KVM VMM as a host of the boundary in vmm/host/host.h: it
+ * prepares the guest (vmm/x86_64/boot.c: segments, zero page, E820, MP
+ * table), each operation is the VM core's or the host arch's, each hook a
+ * translation of the core's vm_hooks.
  */
 #ifndef VMM_KVM_HOST_KVM_H
 #define VMM_KVM_HOST_KVM_H
 
 #include "vmm/host/host.h"
-#include "vmm/kvm/vm.h"
+#include "vmm/util/error.h"
 
-struct host_kvm {
-	struct host h;
-	struct vm *vm;
-	struct host_hooks hooks;
-	int doorbell_registered;
-};
+/* The most vCPUs this host runs. */
+#define HOST_KVM_MAX_CPUS 8
 
-/* After the kernel is loaded, before the vCPUs exist; vm outlives it. */
-void host_kvm_init(struct host_kvm *hk, struct vm *vm);
+/*
+ * A VM for b's kernel, loaded and ready for a tracer: x86_64 kernels
+ * only (-ENOEXEC with a line naming the kernel otherwise). *out is freed
+ * by its destroy operation.
+ */
+int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vmm/host/console.h"
 #include "vmm/kvm/arch.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/util/log.h"
@@ -193,10 +194,12 @@ unsigned vm_inject_nmi(struct vm *vm)
 
 void vm_request_reset(struct vm *vm, const char *source)
 {
+	const char *panic = vm->cfg.console ? console_panic(vm->cfg.console) : NULL;
+
 	/* With panic=-1 a panicking kernel resets at once: tell that apart. */
-	if (vm->panic_msg[0])
-		vm_request_stop(vm, VM_STOP_GUEST_PANIC, "guest kernel panic: %s", vm->panic_msg);
-	else if (atomic_load(&vm->poweroff_seen))
+	if (panic)
+		vm_request_stop(vm, VM_STOP_GUEST_PANIC, "guest kernel panic: %s", panic);
+	else if (vm->cfg.console && atomic_load(&vm->cfg.console->poweroff))
 		vm_request_stop(vm, VM_STOP_GUEST_EXIT, "guest powered off");
 	else
 		vm_request_stop(vm, VM_STOP_GUEST_EXIT, "guest rebooted (%s)", source);

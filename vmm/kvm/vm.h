@@ -20,6 +20,7 @@
 #define VM_MAX_CPUS    8
 #define VM_MAX_REGIONS 4
 
+struct console;
 struct rtc;
 struct serial;
 struct vcpu;
@@ -59,8 +60,7 @@ struct vm_config {
 	unsigned ncpus;
 	uint64_t mem_size;
 	int compat;			/* host-compatibility layer on (1) / off (0) */
-	int console_in_fd;		/* -1: the guest gets no input */
-	int console_out_fd;
+	struct console *console;	/* the guest's console (vmm/host/console.h) */
 };
 
 struct mem_region {
@@ -104,10 +104,6 @@ struct vm {
 	unsigned live_vcpus;		/* vCPU threads still in their loop */
 
 	struct vm_hooks hooks;
-
-	/* Set by the console watcher when the guest printed a panic. */
-	char panic_msg[256];
-	atomic_int poweroff_seen;
 };
 
 int vm_create(struct vm *vm, const struct vm_config *cfg, struct errbuf *err);

@@ -72,4 +72,21 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err);
 void hq_stub_free(struct host *h, struct stub_region *r);
 
+/* host-qemu-boot.c: the guest's life (host_ops). */
+int hq_start(struct host *h, struct errbuf *err);
+enum vm_stop_reason hq_run(struct host *h, int *signo);
+const char *hq_stop_msg(struct host *h);
+void hq_vcpu_registers(struct host *h, unsigned cpu, char *buf, size_t len, uint64_t *pc);
+void hq_report(struct host *h, FILE *f);
+void hq_destroy(struct host *h);
+
+/*
+ * After QEMU started (hq->q set): the host over it for the kernel elf of
+ * image_arch, which QEMU loaded into guest RAM, found there by its first
+ * bytes (head, hlen; NULL: not looked for, an untraced boot).
+ */
+int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image *elf,
+		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err);
+void host_qemu_destroy(struct host_qemu *hq);
+
 #endif

@@ -361,15 +361,25 @@ static const struct host_ops host_qemu_ops = {
 	.stub_room = hq_stub_room,
 	.rings_area = hq_rings_area,
 	.describe = hq_describe,
+	.start = hq_start,
+	.run = hq_run,
+	.stop_msg = hq_stop_msg,
+	.vcpu_registers = hq_vcpu_registers,
+	.report = hq_report,
+	.destroy = hq_destroy,
 };
 
-int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
+int host_qemu_loads(const struct kernel_image *img)
+{
+	return img->is_bzimage || (img->is_raw && img->codec == CODEC_NONE);
+}
+
+int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image *elf,
 		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err)
 {
-	uint64_t off, first = UINT64_MAX;
+	struct qhost *q = hq->q;
+	uint64_t off = 0, first = UINT64_MAX;
 
-	memset(hq, 0, sizeof(*hq));
-	hq->wake_fd = -1;
 	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64)
 		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64 and riscv64 kernels, "
 			       "not %s", image_arch_name(image_arch));
@@ -377,17 +387,16 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < first)
 			first = elf->phdr[i].p_paddr;
 	/* Where QEMU's loader put the image: its first bytes, at a page boundary of RAM. */
-	for (off = 0; hlen && off + hlen <= q->q.ram_size; off += 4096)
+	for (off = 0; head && off + hlen <= q->q.ram_size; off += 4096)
 		if (!memcmp(q->q.ram + off, head, hlen))
 			break;
-	if (first == UINT64_MAX || !hlen || off + hlen > q->q.ram_size)
+	if (head && (first == UINT64_MAX || !hlen || off + hlen > q->q.ram_size))
 		return err_set(err, ENOENT, "qemu: the kernel image is not in guest RAM");
 	hq->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (hq->wake_fd < 0)
 		return err_set(err, errno, "eventfd: %s", strerror(errno));
-	hq->q = q;
 	hq->image_arch = image_arch;
-	hq->bias = (int64_t)off - (int64_t)first;
+	hq->bias = head ? (int64_t)off - (int64_t)first : 0;
 	hq->driver = pthread_self();
 	hq->clock_khz = host_qemu_guests[image_arch].clock_khz;
 	if (image_arch == IMAGE_ARCH_X86_64 && host_qemu_x86_tsc_khz(&hq->clock_khz))
@@ -395,16 +404,21 @@ int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const 
 	pthread_mutex_init(&hq->lock, NULL);
 	pthread_mutex_init(&hq->pause_lock, NULL);
 	pthread_cond_init(&hq->cond, NULL);
+	hq->inited = 1;
 	hq->h.ops = &host_qemu_ops;
 	hq->h.name = "qemu";
 	hq->h.ncpus = q->ncpus;
 	hq->h.kernel_path = kernel_path;
-	log_info("qemu: the kernel at guest-physical %#llx", (unsigned long long)(q->arch.ram_gpa + off));
+	if (head)
+		log_info("qemu: the kernel at guest-physical %#llx", (unsigned long long)(q->arch.ram_gpa + off));
 	return 0;
 }
 
 void host_qemu_destroy(struct host_qemu *hq)
 {
+	if (!hq->inited)
+		return;
+	hq->inited = 0;
 	if (hq->wake_fd >= 0)
 		close(hq->wake_fd);
 	hq->wake_fd = -1;

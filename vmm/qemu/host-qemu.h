@@ -26,10 +26,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "vmm/host/console.h"
 #include "vmm/host/host.h"
 #include "vmm/qemu/qhost.h"
 
 struct elf_image;
+struct kernel_image;
 struct symtab;
 
 /* memmap=SIZE$START at a fixed width, so that it can be rewritten in place. */
@@ -41,6 +43,17 @@ struct symtab;
 struct host_qemu {
 	struct host h;
 	struct qhost *q;
+	struct qhost qh;		/* what q points to */
+	char *cmdline;
+	int sfd;			/* SIGINT, SIGTERM, SIGHUP, read between steps */
+	int signo;			/* the signal that stopped the guest */
+	/* The console: QEMU's serial port is the other end of con_fd; a thread reads it. */
+	struct console con;
+	int con_fd, con_running;
+	pthread_t con_thread;
+	/* Every vCPU's registers where the guest stopped, kept before QEMU ends. */
+	char regs[HOST_MAX_CPUS][1024];
+	uint64_t regs_pc[HOST_MAX_CPUS];
 	int image_arch;			/* IMAGE_ARCH_* */
 	int64_t bias;			/* RAM offset where QEMU put the image, minus its first paddr */
 	pthread_t driver;
@@ -73,6 +86,7 @@ struct host_qemu {
 	pthread_cond_t cond;
 	/* Written when another thread asks something of the driver: its wait for a stop ends at once. */
 	int wake_fd;
+	int inited;			/* host_qemu_init ran: its locks exist */
 	int pause_want, closed, pause_failed;
 	atomic_int handed;
 	pthread_t holder;
@@ -105,14 +119,18 @@ struct host_qemu {
 	unsigned va_bits;
 };
 
+/* The most vCPUs this host runs. */
+#define HOST_QEMU_MAX_CPUS QHOST_MAX_CPUS
+
 /*
- * A host over q (opened, stopped before the first instruction) for the
- * kernel elf of image_arch, which QEMU loaded into guest RAM: found there
- * by its first bytes (head, hlen).
+ * QEMU started for b's kernel (stopped before its first instruction; an
+ * x86_64 one, traced, at its kernel's entry), ready for a tracer. A signal
+ * meanwhile leaves it stopping (host_ops.stopping), its run returning at
+ * once. *out is freed by its destroy operation.
  */
-int host_qemu_init(struct host_qemu *hq, struct qhost *q, int image_arch, const struct elf_image *elf,
-		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err);
-void host_qemu_destroy(struct host_qemu *hq);
+int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf *err);
+/* Whether QEMU's own loaders take the kernel: an x86_64 bzImage, a plain arm64 or riscv64 Image. */
+int host_qemu_loads(const struct kernel_image *img);
 
 /*
  * x86_64 (host-qemu-x86.c): the ring memory the region at area_pa holds,

@@ -7,6 +7,7 @@
  * accesses to guest-physical addresses.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +26,11 @@
  */
 static const struct qhost_arch qhost_arches[] = {
 	[IMAGE_ARCH_X86_64] = { 0, 16 * 8, 1, "qemu-system-x86_64", "pc", NULL, NULL,
-				"console=ttyS0 nokaslr panic=-1" },
+				"console=ttyS0 nokaslr panic=-1", IMAGE_ARCH_X86_64 },
 	[IMAGE_ARCH_ARM64] = { 0x40000000, 32 * 8, 4, "qemu-system-aarch64", "virt", "max", NULL,
-			       "console=ttyAMA0 nokaslr panic=-1" },
+			       "console=ttyAMA0 nokaslr panic=-1", IMAGE_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { 0x80000000, 32 * 8, 2, "qemu-system-riscv64", "virt", NULL, "default",
-				 "console=ttyS0 panic=-1" },
+				 "console=ttyS0 panic=-1", IMAGE_ARCH_RISCV64 },
 };
 
 const struct qhost_arch *qhost_arch_for(int image_arch)
@@ -206,6 +207,96 @@ int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, s
 	if (n < (size_t)off + 8)
 		return err_set(err, EPROTO, "qemu: a 'g' reply of %zu bytes has no register at %u", n, off);
 	memcpy(val, regs + off, 8);
+	return 0;
+}
+
+static uint64_t reg64(const uint8_t *regs, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, regs + i * 8, 8);
+	return v;
+}
+
+/* Appends fmt to buf at *at, as far as it fits. */
+static void dump_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void dump_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/*
+ * QEMU's 'g' layouts (its gdb-xml descriptions): x86_64 rax, rbx, rcx,
+ * rdx, rsi, rdi, rbp, rsp, r8..r15, rip (8 bytes each), eflags and the
+ * segment selectors (4 bytes each); arm64 x0..x30, sp, pc (8 bytes), then
+ * cpsr (4); riscv64 x0..x31, then pc.
+ */
+static void dump_regs(int arch, const uint8_t *r, size_t n, char *buf, size_t len, uint64_t *pc)
+{
+	static const char *const x86[16] = { "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP",
+					     "R08", "R09", "R10", "R11", "R12", "R13", "R14", "R15" };
+	static const char *const rv[32] = { "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0",
+					    "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6",
+					    "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6" };
+	size_t at = 0;
+	uint32_t w;
+
+	buf[0] = 0;
+	if (arch == IMAGE_ARCH_X86_64 && n >= 17 * 8 + 4 + 4 * 4) {
+		*pc = reg64(r, 16);
+		memcpy(&w, r + 17 * 8, 4);
+		dump_add(buf, len, &at, "RIP: %016llx RSP: %016llx RFLAGS: %08x", (unsigned long long)*pc,
+			 (unsigned long long)reg64(r, 7), w);
+		memcpy(&w, r + 17 * 8 + 4, 4);
+		dump_add(buf, len, &at, " CS: %04x", w);
+		memcpy(&w, r + 17 * 8 + 8, 4);
+		dump_add(buf, len, &at, " SS: %04x\n", w);
+		for (unsigned i = 0; i < 16; i++)
+			if (i != 7)
+				dump_add(buf, len, &at, "%s: %016llx%s", x86[i], (unsigned long long)reg64(r, i),
+					 (i == 2 || i == 5 || i == 9 || i == 12 || i == 15) ? "\n" : " ");
+	} else if (arch == IMAGE_ARCH_ARM64 && n >= 33 * 8 + 4) {
+		*pc = reg64(r, 32);
+		memcpy(&w, r + 33 * 8, 4);
+		dump_add(buf, len, &at, "PC: %016llx SP: %016llx PSTATE: %08x\n", (unsigned long long)*pc,
+			 (unsigned long long)reg64(r, 31), w);
+		for (unsigned i = 0; i < 31; i++)
+			dump_add(buf, len, &at, "X%02u: %016llx%s", i, (unsigned long long)reg64(r, i),
+				 i % 3 == 2 || i == 30 ? "\n" : " ");
+	} else if (arch == IMAGE_ARCH_RISCV64 && n >= 33 * 8) {
+		*pc = reg64(r, 32);
+		dump_add(buf, len, &at, "PC: %016llx RA: %016llx SP: %016llx\n", (unsigned long long)*pc,
+			 (unsigned long long)reg64(r, 1), (unsigned long long)reg64(r, 2));
+		for (unsigned i = 3; i < 32; i++)
+			dump_add(buf, len, &at, "%s: %016llx%s", rv[i], (unsigned long long)reg64(r, i),
+				 (i - 3) % 3 == 2 || i == 31 ? "\n" : " ");
+	} else {
+		dump_add(buf, len, &at, "(a 'g' reply of %zu bytes: no registers known)\n", n);
+	}
+}
+
+int qhost_vcpu_dump(struct qhost *h, unsigned cpu, char *buf, size_t len, uint64_t *pc, struct errbuf *err)
+{
+	uint8_t regs[4096];
+	size_t n;
+	int rc;
+
+	*pc = 0;
+	if (cpu >= h->ncpus)
+		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
+	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)) ||
+	    (rc = gdb_read_regs(&h->q.gdb, regs, sizeof(regs), &n, err)))
+		return rc;
+	dump_regs(h->arch.image_arch, regs, n, buf, len, pc);
 	return 0;
 }
 

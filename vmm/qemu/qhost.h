@@ -26,6 +26,7 @@ struct qhost_arch {
 	/* How QEMU runs a guest of the arch (qhost_arch_for). */
 	const char *binary, *machine, *cpu, *bios;
 	const char *cmdline;		/* the default kernel command line */
+	int image_arch;			/* IMAGE_ARCH_*: how a 'g' reply reads (qhost_vcpu_dump) */
 };
 
 /* The QEMU host's settings for a guest of arch (IMAGE_ARCH_*), or NULL. */
@@ -81,6 +82,12 @@ int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_
 int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err);
 /* While paused: the 8 bytes at offset off of a vCPU's 'g' reply (a general register). */
 int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err);
+
+/*
+ * While paused: a vCPU's registers as lines of text (general registers,
+ * PC, stack pointer, flags), *pc its PC, for a post-mortem.
+ */
+int qhost_vcpu_dump(struct qhost *h, unsigned cpu, char *buf, size_t len, uint64_t *pc, struct errbuf *err);
 
 /* Guest RAM through the shared mapping (data only: rings, tables); NULL outside RAM. */
 void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len);

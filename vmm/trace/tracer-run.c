@@ -135,7 +135,8 @@ static void *tracer_consumer(void *arg)
 
 		nanosleep(&period, NULL);
 		t->round_max = atomic_load(&t->max_tsc);
-		in_flight = tracer_drain_rings(t, 0, &most);
+		most = 0;
+		in_flight = t->cfg.drain_at_doorbells ? 0 : tracer_drain_rings(t, 0, &most);
 		rung = atomic_load(&t->doorbells);	/* during the sleep and the drain */
 		if (most > 64 / 4 || rung != doorbells)
 			period.tv_nsec = period.tv_nsec / 2 > CONSUMER_PERIOD_MIN_NS ? period.tv_nsec / 2

@@ -61,23 +61,40 @@ int arch_compat_detect(void)
 }
 
 /*
- * HOST-KVM §2, §3, §7: keep instructions the emulator cannot run out of the
- * guest kernel (clearcpuid; CPUID from KVM_SET_CPUID2 is mostly not
- * honoured), skip crypto self-tests that run for minutes when emulated, and
- * the speed-only options rodata=off (W+X walk) and the weak-function scan.
- * Not `noxsave` as HOST-KVM §7 has it: the guest kernel must switch the
- * AVX and AVX-512 state its user code uses natively (see
- * compat-xsave.c); clearing avx2 and avx512vl keeps the kernel's own vector
- * code away, and clearing the xsave variants leaves it xsave and xrstor,
- * which are assisted.
+ * HOST-KVM §2, §3, §7: what a guest kernel needs to run at all here. Not
+ * `noxsave` as HOST-KVM §7 has it: the guest kernel must switch the AVX
+ * and AVX-512 state its user code uses natively (see compat-xsave.c);
+ * clearing avx2 and avx512vl keeps the kernel's own vector code away, and
+ * clearing the xsave variants leaves it xsave and xrstor, which are
+ * assisted.
  */
-const char *arch_compat_cmdline(void)
+static const struct cmdline_opt compat_opts[] = {
+	{ "clearcpuid=smap,popcnt,ssse3,avx2,avx512vl,xsaveopt,xsavec,xsaves,xgetbv1",
+	  "instructions this host's emulator cannot run at CPL0, kept out of the kernel" },
+	{ "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60",
+	  "emulated CPUs on a loaded host look stalled to the kernel's detectors" },
+	{ NULL, NULL },
+};
+
+/*
+ * HOST-KVM §7: what only makes an emulated boot shorter. With them off
+ * (--fast-boot off) the kernel runs its own checks as on hardware KVM.
+ */
+static const struct cmdline_opt fast_boot_opts[] = {
+	{ "cryptomgr.notests", "the crypto self-tests run for minutes when emulated" },
+	{ "rodata=off", "the kernel's W+X page-table walk (CONFIG_DEBUG_WX) takes ~85 s when emulated" },
+	{ "initcall_blacklist=ftrace_check_for_weak_functions", "ftrace's weak-function scan takes ~26 s when emulated" },
+	{ NULL, NULL },
+};
+
+const struct cmdline_opt *arch_compat_cmdline(void)
 {
-	return "clearcpuid=smap,popcnt,ssse3,avx2,avx512vl,xsaveopt,xsavec,xsaves,xgetbv1 "
-	       "cryptomgr.notests rodata=off "
-	       "initcall_blacklist=ftrace_check_for_weak_functions "
-	       /* Emulated CPUs on a loaded host look stalled to the guest's detectors. */
-	       "rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60";
+	return compat_opts;
+}
+
+const struct cmdline_opt *arch_fast_boot_cmdline(void)
+{
+	return fast_boot_opts;
 }
 
 void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e)

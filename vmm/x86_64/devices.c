@@ -6,7 +6,7 @@
 
 #include "vmm/kvm/arch.h"
 #include "vmm/x86_64/layout.h"
-#include "vmm/devices/console.h"
+#include "vmm/host/console.h"
 #include "vmm/devices/i8042.h"
 #include "vmm/devices/rtc.h"
 #include "vmm/devices/serial.h"
@@ -14,8 +14,8 @@
 
 int arch_vm_add_devices(struct vm *vm, struct errbuf *err)
 {
-	vm->serial = serial_create(vm->vm_fd, LAYOUT_COM1_IRQ, vm->cfg.console_out_fd,
-				   console_watch_line, vm);
+	vm->serial = serial_create(vm->vm_fd, LAYOUT_COM1_IRQ, vm->cfg.console ? vm->cfg.console->out : -1,
+				   vm->cfg.console ? console_watch_line : NULL, vm->cfg.console);
 	vm->rtc = calloc(1, sizeof(*vm->rtc));
 	if (!vm->serial || !vm->rtc)
 		return err_set(err, ENOMEM, "out of memory for the serial port and the CMOS clock");
@@ -33,4 +33,15 @@ void arch_vm_remove_devices(struct vm *vm)
 	free(vm->rtc);
 	vm->serial = NULL;
 	vm->rtc = NULL;
+}
+
+size_t arch_console_input(struct vm *vm, const uint8_t *buf, size_t len)
+{
+	return serial_receive(vm->serial, buf, len > 4096 ? 4096 : (unsigned)len);
+}
+
+void arch_console_flush(struct vm *vm)
+{
+	if (vm->serial)
+		serial_flush(vm->serial);
 }
