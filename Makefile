@@ -21,12 +21,12 @@ LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-commo
 
 # arch/ holds the pure per-arch slot encodings, built for every arch
 # (vmmtrace encode --arch). vmm/ is grouped by layer; the host-arch VMM code
-# (vmm/$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
+# (vmm/kvm-$(HOSTARCH)/) extends the KVM core and is chosen here, at link time.
 # Dependencies point down the layers: scripts/check-layering.sh.
 ARCH_PURE_SRC := $(sort $(wildcard arch/*.c arch/*/*.c))
 VMM_LAYERS    := cli control trace output guest image host kvm qemu devices util
 VMM_SRC       := $(filter-out vmm/cli/main.c,$(sort $(foreach l,$(VMM_LAYERS),$(wildcard vmm/$(l)/*.c))))
-ARCH_HOST_SRC := $(sort $(wildcard vmm/$(HOSTARCH)/*.c))
+ARCH_HOST_SRC := $(sort $(wildcard vmm/kvm-$(HOSTARCH)/*.c))
 LIB_SRC       := $(VMM_SRC) $(ARCH_PURE_SRC) $(ARCH_HOST_SRC)
 LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 # The guest stub is freestanding code that runs inside the guest; its rules

@@ -7,7 +7,8 @@
 #     -> {output formats (vmm/output), image reader (vmm/image),
 #         host boundary (vmm/host), arch/, proto/};
 #   hosts behind the boundary: the VM core (vmm/kvm), QEMU (vmm/qemu)
-#   devices (vmm/devices) -> VM core;  host-arch VMM code (vmm/x86_64) -> VM core
+#   devices (vmm/devices) -> VM core;  host-arch VMM code (vmm/kvm-x86_64) -> VM core;
+#   one host never includes another (vmm/qemu never vmm/kvm)
 #
 # and: arch/ and proto/ depend on nothing of the project (arch/ sees only
 # arch/ and proto/, proto/ only <stdint.h>/<stddef.h>); the VM core never
@@ -58,10 +59,12 @@ check_dir vmm/kvm 'vmm/(kvm|host|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-
 	"the VM core calls no layer above it (the tracer registers hooks) and no arch extension"
 check_dir vmm/devices 'vmm/(devices|kvm|util)/[a-z0-9_.-]+|proto/[a-z0-9_.-]+' \
 	"devices depend on the VM core only"
+check_dir vmm/qemu 'vmm/(qemu|host|guest|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
+	"the QEMU host is a host of its own: it reaches no other host (no KVM), no device model and no tracer"
 for d in vmm/*/; do
 	d=${d%/}
-	case $d in vmm/cli|vmm/control|vmm/trace|vmm/output|vmm/guest|vmm/image|vmm/kvm|vmm/host|vmm/devices|vmm/util) continue ;; esac
-	# A host-arch folder (vmm/x86_64, ...) or another host backend.
+	case $d in vmm/cli|vmm/control|vmm/trace|vmm/output|vmm/guest|vmm/image|vmm/kvm|vmm/qemu|vmm/host|vmm/devices|vmm/util) continue ;; esac
+	# A host-arch folder of the KVM host (vmm/kvm-x86_64, ...).
 	check_dir "$d" "$d/[a-z0-9_.-]+|vmm/(kvm|host|devices|guest|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+" \
 		"host-arch VMM code extends the VM core and calls no tracer"
 done

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "vmm/kvm/vm.h"
-#include "vmm/x86_64/compat-insn.h"
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 
 #define LOW_SIZE  0x10000ull
 #define HIGH_GPA  0x100000000ull

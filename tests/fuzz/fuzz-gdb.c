@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for what the QEMU backend does with the gdbstub's
- * bytes (vmm/qemu/gdb.c): the input is what the peer sends on the socket.
+ * bytes (vmm/qemu/gdb-client.c): the input is what the peer sends on the socket.
  * It is fed to the packet reader through a socket pair until the reader
  * stops with a packet or an error, and every packet it returns goes
  * through the stop-reply and hex parsers, as the backend would use it.
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "vmm/qemu/gdb.h"
+#include "vmm/qemu/gdb-client.h"
 
 static struct gdb g;
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/qemu/qemu.h"
+#include "vmm/qemu/qemu-proc.h"
 
 static char qtest_cache[512];
 

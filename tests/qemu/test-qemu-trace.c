@@ -32,7 +32,7 @@
 #include "tests/qemu/qtest.h"
 #include "tests/unit/check.h"
 #include "vmm/image/image.h"
-#include "vmm/qemu/qhost.h"
+#include "vmm/qemu/qemu-vm.h"
 
 #define NFUNCS 5
 static const char *const funcs[NFUNCS] = { "start_kernel", "setup_arch", "trap_init", "sched_init", "rest_init" };
@@ -53,7 +53,7 @@ static char vmmtrace[600], tmpdir[64];
 /* The order QEMU's breakpoints see the functions in, up to kernel_init: indices into funcs. */
 static int reference(const struct tarch *a, int *order, int *n, struct errbuf *err)
 {
-	const struct qhost_arch *qa = qhost_arch_for(a->image_arch);
+	const struct qvm_arch *qa = qvm_arch_for(a->image_arch);
 	uint64_t addr[NFUNCS], stop = qtest_sysmap(a->dir, "kernel_init"), pc = 0;
 	char kernel[640];
 	struct qemu_config cfg = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The compat layer's instruction decoder (vmm/x86_64/compat-insn.c): every
+ * The compat layer's instruction decoder (vmm/kvm-x86_64/compat-insn.c): every
  * instruction it assists, in the encodings the SDM gives them, with the
  * addressing modes a compiler emits (RIP-relative, SIB, disp8/disp32,
  * REX.B/X, fs/gs, 32-bit address size). Lengths decide how far RIP moves
@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vmm/x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
 #include "tests/unit/check.h"
 
 #define NOADDR 0x5a5a5a5a5a5a5a5aULL	/* no memory operand to check */

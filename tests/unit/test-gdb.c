@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The GDB remote protocol client's pure parts (vmm/qemu/gdb.c): framing and
+ * The GDB remote protocol client's pure parts (vmm/qemu/gdb-client.c): framing and
  * checksums as the protocol document gives them, decoding of escapes and
  * run-length encoding, stop replies, and hostile packets from a peer over a
  * socket pair (bad checksums, truncated escapes, runaway repeats, a peer
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/qemu/gdb.h"
-#include "vmm/qemu/qemu.h"
+#include "vmm/qemu/gdb-client.h"
+#include "vmm/qemu/qemu-proc.h"
 
 static void test_frame(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The guest page-table walker (vmm/x86_64/pagewalk.c) over page tables a
+ * The guest page-table walker (vmm/kvm-x86_64/pagewalk.c) over page tables a
  * hostile guest could build: 4- and 5-level walks, 2 MiB and 1 GiB pages,
  * entries not present at each level, read-only pages under CR0.WP, entries
  * and tables outside guest RAM, accesses that cross into a missing page, a
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "tests/unit/check.h"
 #include "vmm/kvm/vm.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vmmtrace's own KVM VMM as a host of the boundary in vmm/host/host.h: it
- * prepares the guest (vmm/x86_64/boot.c: segments, zero page, E820, MP
+ * prepares the guest (vmm/kvm-x86_64/boot.c: segments, zero page, E820, MP
  * table), each operation is the VM core's or the host arch's, each hook a
  * translation of the core's vm_hooks.
  */

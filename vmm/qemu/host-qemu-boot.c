@@ -125,15 +125,15 @@ static int take_signal(struct host_qemu *hq)
 static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, struct errbuf *err)
 {
 	uint64_t entry = elf->ehdr->e_entry, waited_ms = 0;
-	struct qhost_stop st;
+	struct qvm_stop st;
 	int rc;
 
-	if ((rc = qhost_set_break(hq->q, 1, entry, err)) || (rc = qhost_resume(hq->q, err)))
+	if ((rc = qvm_set_break(hq->q, 1, entry, err)) || (rc = qvm_resume(hq->q, err)))
 		return rc;
 	for (;;) {
 		if ((hq->signo = take_signal(hq)))
 			return 0;
-		rc = qhost_wait(hq->q, 20, &st, err);
+		rc = qvm_wait(hq->q, 20, &st, err);
 		if (rc == -ETIMEDOUT && (waited_ms += 20) < BOOT_ENTRY_WAIT_MS)
 			continue;
 		if (rc == -ETIMEDOUT)
@@ -147,10 +147,10 @@ static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, stru
 			return rc;
 		if (st.pc == entry)
 			break;
-		if ((rc = qhost_resume(hq->q, err)))	/* QEMU's own stop (a debug exception): go on */
+		if ((rc = qvm_resume(hq->q, err)))	/* QEMU's own stop (a debug exception): go on */
 			return rc;
 	}
-	return qhost_clear_break(hq->q, 1, entry, err);
+	return qvm_clear_break(hq->q, 1, entry, err);
 }
 
 /*
@@ -164,7 +164,7 @@ static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, stru
 static int region_dtb(struct host_qemu *hq, const struct host_boot *b, struct qemu_config *cfg, char *dtb_path,
 		      size_t dtb_len, struct errbuf *err)
 {
-	const struct qhost_arch *arch = qhost_arch_for(b->img->arch);
+	const struct qvm_arch *arch = qvm_arch_for(b->img->arch);
 	void *dtb = NULL, *out = NULL;
 	size_t len = 0, olen = 0;
 	int fd = -1, rc;
@@ -258,7 +258,7 @@ static int kernel_head(const struct host_boot *b, uint8_t *head, size_t len, str
 }
 
 /* The command line: the arch's, or --cmdline-replace, --cmdline's additions, and what a traced boot needs. */
-static int hq_cmdline(struct host_qemu *hq, const struct host_boot *b, const struct qhost_arch *arch,
+static int hq_cmdline(struct host_qemu *hq, const struct host_boot *b, const struct qvm_arch *arch,
 		      const char *memmap)
 {
 	const char *base = b->cmdline_replace ? b->cmdline_replace : arch->cmdline;
@@ -299,7 +299,7 @@ static int signals_fd(void)
 /* QEMU started, stopped before the first instruction (or, x86_64 traced, at the kernel's entry). */
 static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbuf *err)
 {
-	const struct qhost_arch *arch = qhost_arch_for(b->img->arch);
+	const struct qvm_arch *arch = qvm_arch_for(b->img->arch);
 	char memmap[80] = "", dtb[64] = "";
 	struct qemu_config cfg = {
 		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
@@ -322,7 +322,7 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	}
 	console_room(consock[1]);
 	cfg.console_fd = consock[1];
-	rc = qhost_open(&hq->qh, &cfg, arch, err);
+	rc = qvm_open(&hq->qh, &cfg, arch, err);
 	close(consock[1]);
 	if (rc) {
 		close(consock[0]);
@@ -349,7 +349,7 @@ out:
 static void hq_close(struct host_qemu *hq)
 {
 	if (hq->q)
-		qhost_close(hq->q);	/* QEMU's end closes the console: its thread ends */
+		qvm_close(hq->q);	/* QEMU's end closes the console: its thread ends */
 	console_reader_join(hq);
 	if (hq->con_fd >= 0)
 		close(hq->con_fd);
@@ -358,7 +358,7 @@ static void hq_close(struct host_qemu *hq)
 
 int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf *err)
 {
-	const struct qhost_arch *arch = qhost_arch_for(b->img->arch);
+	const struct qvm_arch *arch = qvm_arch_for(b->img->arch);
 	struct host_qemu *hq;
 	uint8_t head[64];
 	int rc;
@@ -369,8 +369,8 @@ int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf
 	if (!host_qemu_loads(b->img))
 		return err_set(err, ENOEXEC, "%s: --host qemu boots an x86_64 bzImage or an arm64 or riscv64 Image, not "
 			       "an ELF vmlinux or a compressed Image", b->kernel);
-	if (b->ncpus > QHOST_MAX_CPUS)
-		return err_set(err, EINVAL, "--cpus %u: the QEMU host runs at most %d vCPUs", b->ncpus, QHOST_MAX_CPUS);
+	if (b->ncpus > QVM_MAX_CPUS)
+		return err_set(err, EINVAL, "--cpus %u: the QEMU host runs at most %d vCPUs", b->ncpus, QVM_MAX_CPUS);
 	if (b->mem % (1ULL << 20))
 		return err_set(err, EINVAL, "--mem: QEMU takes whole MiB (%llu KiB)", (unsigned long long)(b->mem >> 10));
 	if (!(hq = calloc(1, sizeof(*hq))))
@@ -429,7 +429,7 @@ static void hq_keep_registers(struct host_qemu *hq)
 	for (unsigned i = 0; i < hq->h.ncpus && i < HOST_MAX_CPUS; i++) {
 		hq->regs[i][0] = 0;
 		hq->regs_pc[i] = 0;
-		if (!hq->dead && qhost_vcpu_dump(hq->q, i, hq->regs[i], sizeof(hq->regs[i]), &hq->regs_pc[i], &err))
+		if (!hq->dead && qvm_vcpu_dump(hq->q, i, hq->regs[i], sizeof(hq->regs[i]), &hq->regs_pc[i], &err))
 			snprintf(hq->regs[i], sizeof(hq->regs[i]), "(%s)\n", err.msg);
 		else if (hq->dead)
 			snprintf(hq->regs[i], sizeof(hq->regs[i]), "(QEMU ended: no registers)\n");
@@ -458,10 +458,10 @@ enum vm_stop_reason hq_run(struct host *h, int *signo)
 	console_input_stop(&hq->con);
 	/* A stop asked for without a pause (the tracer's output failed): QEMU still runs. */
 	if (!hq->dead && hq->q->running) {
-		struct qhost_stop st;
+		struct qvm_stop st;
 		struct errbuf err;
 
-		if (qhost_pause(hq->q, &st, &err))
+		if (qvm_pause(hq->q, &st, &err))
 			hq->dead = 1;
 	}
 	hq_keep_registers(hq);

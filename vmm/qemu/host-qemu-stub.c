@@ -142,7 +142,7 @@ static int hq_write_stub(struct host_qemu *hq, uint64_t gpa, uint64_t code_va, s
 		return err_set(err, ENOMEM, "out of memory for the stub");
 	memcpy(copy, g->stub, size);
 	if (!(rc = guest_stub_link(g, copy, size, code_va, err)))
-		rc = qhost_write_code(hq->q, gpa, copy, size, err);
+		rc = qvm_write_code(hq->q, gpa, copy, size, err);
 	free(copy);
 	return rc;
 }
@@ -235,7 +235,7 @@ static int hq_area_at(struct host_qemu *hq, uint8_t *host, uint64_t va, struct e
 		mark[i] = (uint8_t)(util_now_ns() >> (i % 8 * 8)) ^ (uint8_t)(0xa5 + i);
 	memcpy(host, mark, sizeof(mark));
 	for (unsigned cpu = 0; cpu < hq->h.ncpus && rc == -EFAULT; cpu++) {
-		int r = qhost_read_virt_on(hq->q, cpu, va, back, sizeof(back), err);
+		int r = qvm_read_virt_on(hq->q, cpu, va, back, sizeof(back), err);
 
 		rc = r && hq_gone(hq, r) ? -ENOENT : !r && !memcmp(mark, back, sizeof(mark)) ? 0 : -EFAULT;
 	}
@@ -285,7 +285,7 @@ int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, 
 	if (!hq->area_size || (hq->image_arch != IMAGE_ARCH_ARM64 && hq->image_arch != IMAGE_ARCH_RISCV64))
 		return -ENOENT;
 	if (hq->image_arch == IMAGE_ARCH_RISCV64) {
-		*host = qhost_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
+		*host = qvm_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
 		*size = hq->area_size;
 		if (!*host)
 			return err_set(err, ERANGE, "the ring region is outside guest RAM");
@@ -299,7 +299,7 @@ int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, 
 	if (start > hq->area_pa || start & 0xfff || hq->area_pa - start + hq->area_size > (1ULL << (hq->va_bits - 1)))
 		return err_set(err, ERANGE, "memstart_addr %#llx does not place the ring region %#llx in the linear map",
 			       (unsigned long long)start, (unsigned long long)hq->area_pa);
-	*host = qhost_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
+	*host = qvm_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
 	if (!*host)
 		return err_set(err, ERANGE, "the ring region is outside guest RAM");
 	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);

@@ -97,7 +97,7 @@ static unsigned x86_busy(struct host_qemu *hq, const uint8_t *bp, uint64_t bp_pa
 	busy_add(b, &n, rd, rdsize);
 	busy_add(b, &n, kern_lo, kern_hi - kern_lo);
 	for (unsigned i = 0; sd && i < 16; i++) {
-		const uint8_t *h = qhost_gpa_ptr(hq->q, sd, SETUP_HDR);
+		const uint8_t *h = qvm_gpa_ptr(hq->q, sd, SETUP_HDR);
 
 		if (!h)
 			break;
@@ -172,9 +172,9 @@ static int x86_place(struct host_qemu *hq, const struct elf_image *elf, struct e
 	unsigned nb;
 	int rc;
 
-	if ((rc = qhost_vcpu_reg(hq->q, 0, 4 * 8, &rsi, err)))
+	if ((rc = qvm_vcpu_reg(hq->q, 0, 4 * 8, &rsi, err)))
 		return rc;
-	if (!(bp = qhost_gpa_ptr(hq->q, rsi, 4096)))
+	if (!(bp = qvm_gpa_ptr(hq->q, rsi, 4096)))
 		return err_set(err, EFAULT, "qemu: boot_params at %#llx (startup_64's rsi) is not in guest RAM",
 			       (unsigned long long)rsi);
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
@@ -190,7 +190,7 @@ static int x86_place(struct host_qemu *hq, const struct elf_image *elf, struct e
 			       "the stub (more --mem, or a smaller --buffer-size)",
 			       (unsigned long long)(hq->area_size >> 20));
 	cmd = rd32(bp + BP_CMD_LINE_PTR) | (uint64_t)rd32(bp + BP_EXT_CMD_LINE_PTR) << 32;
-	if (!(line = qhost_gpa_ptr(hq->q, cmd, (uint64_t)rd32(bp + BP_CMDLINE_SIZE) + 1)))
+	if (!(line = qvm_gpa_ptr(hq->q, cmd, (uint64_t)rd32(bp + BP_CMDLINE_SIZE) + 1)))
 		return err_set(err, EFAULT, "qemu: the command line at %#llx is not in guest RAM", (unsigned long long)cmd);
 	if ((rc = x86_memmap(line, strnlen(line, rd32(bp + BP_CMDLINE_SIZE) + 1), hq->memmap, pa + HQ_X86_CODE,
 			     hq->area_size - HQ_X86_CODE, err)))
@@ -216,7 +216,7 @@ static void *x86_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
 {
 	struct host_qemu *hq = opaque;
 
-	return qhost_gpa_ptr(hq->q, gpa, len);
+	return qvm_gpa_ptr(hq->q, gpa, len);
 }
 
 /* Through the gdbstub, by physical address: QEMU drops what it translated of the page. */
@@ -224,7 +224,7 @@ static int x86_write_code(void *opaque, uint64_t gpa, const void *bytes, size_t 
 {
 	struct host_qemu *hq = opaque;
 
-	return qhost_write_code(hq->q, gpa, bytes, len, err);
+	return qvm_write_code(hq->q, gpa, bytes, len, err);
 }
 
 int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
@@ -246,8 +246,8 @@ int host_qemu_x86_install(struct host_qemu *hq, const struct elf_image *elf, con
 	tg.code = hq->area_pa + HQ_X86_CODE;
 	tg.data = hq->area_pa + HQ_X86_DATA;
 	tg.data_room = room;
-	tg.code_host = qhost_gpa_ptr(hq->q, tg.code, X86_STUB_CODE_MAX);
-	tg.data_host = qhost_gpa_ptr(hq->q, tg.data, room);
+	tg.code_host = qvm_gpa_ptr(hq->q, tg.code, X86_STUB_CODE_MAX);
+	tg.data_host = qvm_gpa_ptr(hq->q, tg.data, room);
 	if (!tg.code_host || !tg.data_host || (hq->area_pa & (X86_PAGE_SIZE_2M - 1)))
 		return err_set(err, ERANGE, "qemu: the stub's region %#llx is not 2 MiB of guest RAM",
 			       (unsigned long long)hq->area_pa);

@@ -135,26 +135,26 @@ static uint32_t hq_doorbell_ring(struct host_qemu *hq, unsigned cpu)
 	struct errbuf err;
 	uint64_t hdr;
 
-	if (qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ring_reg_off, &hdr, &err) || hdr < c->ring_hdrs ||
+	if (qvm_vcpu_reg(hq->q, cpu, hq_guest(hq)->ring_reg_off, &hdr, &err) || hdr < c->ring_hdrs ||
 	    (hdr - c->ring_hdrs) % VT_HDR_SIZE || (hdr - c->ring_hdrs) / VT_HDR_SIZE >= UINT32_MAX)
 		return UINT32_MAX;
 	return (uint32_t)((hdr - c->ring_hdrs) / VT_HDR_SIZE);
 }
 
 /* A vCPU at the stub's doorbell: the tracer drains its ring, the vCPU steps past it. */
-static int hq_doorbell(struct host_qemu *hq, const struct qhost_stop *st, struct errbuf *err)
+static int hq_doorbell(struct host_qemu *hq, const struct qvm_stop *st, struct errbuf *err)
 {
 	hq->doorbells++;
 	if (hq->hooks.doorbell)
 		hq->hooks.doorbell(hq->hooks.opaque, hq_doorbell_ring(hq, st->cpu));
-	return qhost_step_over(hq->q, 1, st, err);
+	return qvm_step_over(hq->q, 1, st, err);
 }
 
 static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns)
 {
 	struct host_qemu *hq = hq_of(h);
 	uint64_t end = util_now_ns() + wait_ns, now;
-	struct qhost_stop st;
+	struct qvm_stop st;
 	struct errbuf err = { "" };
 
 	if (!hq_owns(hq) || hq->dead)
@@ -172,9 +172,9 @@ static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns
 		 * A moment: a TCG vCPU finishes a record in microseconds, and the
 		 * caller asks again while one is still inside the stub.
 		 */
-		int rc = qhost_let_run(hq->q, mask, QEMU_LET_RUN_MS, &st, &err);
+		int rc = qvm_let_run(hq->q, mask, QEMU_LET_RUN_MS, &st, &err);
 
-		if (!rc && st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell)
+		if (!rc && st.cpu < QVM_MAX_CPUS && st.pc == hq->doorbell)
 			rc = hq_doorbell(hq, &st, &err);
 		if (rc) {
 			if (!hq_gone(hq, rc))
@@ -183,14 +183,14 @@ static void hq_let_run(struct host *h, int self, uint64_t mask, uint64_t wait_ns
 		}
 		/* Another breakpoint: the vCPU waits on it and hits it again once resumed. */
 		now = util_now_ns();
-	} while (st.cpu < QHOST_MAX_CPUS && st.pc == hq->doorbell && now < end);
+	} while (st.cpu < QVM_MAX_CPUS && st.pc == hq->doorbell && now < end);
 }
 
 static int hq_vcpu_pc(struct host *h, unsigned cpu, uint64_t *pc)
 {
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
-	int rc = hq->dead ? -ECHILD : !hq_owns(hq) ? -EPERM : qhost_vcpu_pc(hq->q, cpu, pc, &err);
+	int rc = hq->dead ? -ECHILD : !hq_owns(hq) ? -EPERM : qvm_vcpu_pc(hq->q, cpu, pc, &err);
 
 	hq_gone(hq, rc);
 	return rc;
@@ -221,10 +221,10 @@ int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
 			if (!hq_has(next, n, hq->want[c][i]))
 				next[n++] = hq->want[c][i];
 	for (unsigned i = 0; i < hq->nset; i++)
-		if (!hq_has(next, n, hq->set[i]) && (rc = qhost_clear_break(hq->q, 1, hq->set[i], err)))
+		if (!hq_has(next, n, hq->set[i]) && (rc = qvm_clear_break(hq->q, 1, hq->set[i], err)))
 			return rc;
 	for (unsigned i = 0; i < n; i++)
-		if (!hq_has(hq->set, hq->nset, next[i]) && (rc = qhost_set_break(hq->q, 1, next[i], err)))
+		if (!hq_has(hq->set, hq->nset, next[i]) && (rc = qvm_set_break(hq->q, 1, next[i], err)))
 			return rc;
 	memcpy(hq->set, next, n * sizeof(next[0]));
 	hq->nset = n;
@@ -251,11 +251,11 @@ static int hq_entry_frame(struct host *h, unsigned cpu, uint64_t *sp, uint64_t *
 	struct host_qemu *hq = hq_of(h);
 	struct errbuf err;
 
-	if (hq->dead || !hq_owns(hq) || qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err))
+	if (hq->dead || !hq_owns(hq) || qvm_vcpu_reg(hq->q, cpu, hq_guest(hq)->sp_off, sp, &err))
 		return -EIO;
 	if (hq_guest(hq)->ret_off == RET_ON_STACK)
-		return qhost_read_virt_on(hq->q, cpu, *sp, ret, sizeof(*ret), &err) ? -EIO : 0;
-	return qhost_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err) ? -EIO : 0;
+		return qvm_read_virt_on(hq->q, cpu, *sp, ret, sizeof(*ret), &err) ? -EIO : 0;
+	return qvm_vcpu_reg(hq->q, cpu, hq_guest(hq)->ret_off, ret, &err) ? -EIO : 0;
 }
 
 /*
@@ -292,7 +292,7 @@ void *hq_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
 {
 	struct host_qemu *hq = hq_of(h);
 
-	return qhost_gpa_ptr(hq->q, hq_real(hq, gpa), len);
+	return qvm_gpa_ptr(hq->q, hq_real(hq, gpa), len);
 }
 
 /* Through the gdbstub, so that QEMU drops what it translated of the page. */
@@ -307,7 +307,7 @@ static int hq_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 		return -EPERM;
 	if (hq->dead)
 		return -ECHILD;
-	rc = qhost_write_code(hq->q, hq_real(hq, gpa), bytes, len, &err);
+	rc = qvm_write_code(hq->q, hq_real(hq, gpa), bytes, len, &err);
 	if (rc && !hq_gone(hq, rc))
 		log_warn("%s", err.msg);
 	return rc;
@@ -328,7 +328,7 @@ static void hq_describe(struct host *h, FILE *f)
 	if (!on_driver(hq) && !hq->dead && !hq_stopping(h)) {
 		hq_pause(h, HOST_NO_CPU);
 		for (unsigned i = 0; i < h->ncpus && i < HOST_MAX_CPUS && hq_owns(hq) && !hq->dead; i++)
-			have[i] = !qhost_vcpu_pc(hq->q, i, &pc[i], &err);
+			have[i] = !qvm_vcpu_pc(hq->q, i, &pc[i], &err);
 		hq_resume(h);
 	}
 	for (unsigned i = 0; i < h->ncpus; i++) {
@@ -377,7 +377,7 @@ int host_qemu_loads(const struct kernel_image *img)
 int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image *elf,
 		   const uint8_t *head, size_t hlen, const char *kernel_path, struct errbuf *err)
 {
-	struct qhost *q = hq->q;
+	struct qvm *q = hq->q;
 	uint64_t off = 0, first = UINT64_MAX;
 
 	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64)
@@ -428,7 +428,7 @@ void host_qemu_destroy(struct host_qemu *hq)
 }
 
 /* A vCPU stopped: the stub's doorbell, a breakpoint the tracer wants, or another vCPU's. */
-static int hq_dispatch(struct host_qemu *hq, const struct qhost_stop *st, struct errbuf *err)
+static int hq_dispatch(struct host_qemu *hq, const struct qvm_stop *st, struct errbuf *err)
 {
 	if (hq->doorbell && st->pc == hq->doorbell)
 		return hq_doorbell(hq, st, err);
@@ -444,7 +444,7 @@ static int hq_dispatch(struct host_qemu *hq, const struct qhost_stop *st, struct
 	}
 	/* Still a breakpoint (another vCPU's, or kept): this vCPU runs past it. */
 	if (hq_has(hq->set, hq->nset, st->pc))
-		return qhost_step_over(hq->q, 1, st, err);
+		return qvm_step_over(hq->q, 1, st, err);
 	return 0;
 }
 
@@ -476,18 +476,18 @@ static void hq_ended(struct host_qemu *hq)
 
 /*
  * Another thread's pause: QEMU stops (a breakpoint a vCPU hit just before
- * is handled first, as qhost_wait's would be), the conversation is that
+ * is handled first, as qvm_wait's would be), the conversation is that
  * thread's until its resume. The guest may have ended meanwhile: the
  * holder then finds every operation failing, and resumes.
  */
 static void hq_serve_pause(struct host_qemu *hq)
 {
-	struct qhost_stop st = { QHOST_MAX_CPUS, 0 };
+	struct qvm_stop st = { QVM_MAX_CPUS, 0 };
 	struct errbuf err = { "" };
 	int rc = 0;
 
 	if (hq->q->running && !hq->dead) {
-		rc = qhost_pause(hq->q, &st, &err);
+		rc = qvm_pause(hq->q, &st, &err);
 		if (rc) {
 			/* QEMU may still run: no conversation to hand over; the guest ends at the next step. */
 			if (!hq_gone(hq, rc))
@@ -498,7 +498,7 @@ static void hq_serve_pause(struct host_qemu *hq)
 			pthread_mutex_unlock(&hq->lock);
 			return;
 		}
-		if (st.cpu < QHOST_MAX_CPUS && (rc = hq_dispatch(hq, &st, &err)) && !hq_gone(hq, rc))
+		if (st.cpu < QVM_MAX_CPUS && (rc = hq_dispatch(hq, &st, &err)) && !hq_gone(hq, rc))
 			hq_request_stop(&hq->h, VM_STOP_HOST_FAILURE, err.msg);
 	}
 	pthread_mutex_lock(&hq->lock);
@@ -513,7 +513,7 @@ static void hq_serve_pause(struct host_qemu *hq)
 static enum host_qemu_state hq_step(struct host_qemu *hq, int timeout_ms)
 {
 	struct errbuf err = { "" };
-	struct qhost_stop st;
+	struct qvm_stop st;
 	int asked, want, rc;
 
 	if (hq->dead && !atomic_load(&hq->stopping))
@@ -530,7 +530,7 @@ static enum host_qemu_state hq_step(struct host_qemu *hq, int timeout_ms)
 	}
 	if (asked) {
 		/* Stopped first: a breakpoint that raced the pause stays unhandled, the guest ends here. */
-		if (hq->started && (rc = qhost_pause(hq->q, &st, &err))) {
+		if (hq->started && (rc = qvm_pause(hq->q, &st, &err))) {
 			if (hq_gone(hq, rc))
 				hq_ended(hq);
 			else
@@ -541,12 +541,12 @@ static enum host_qemu_state hq_step(struct host_qemu *hq, int timeout_ms)
 	}
 	if (!hq->q->running) {
 		hq->started = 1;
-		if ((rc = qhost_resume(hq->q, &err))) {
+		if ((rc = qvm_resume(hq->q, &err))) {
 			hq_request_stop(&hq->h, rc == -ECHILD ? VM_STOP_GUEST_EXIT : VM_STOP_HOST_FAILURE, err.msg);
 			return HOST_QEMU_ENDED;
 		}
 	}
-	rc = qhost_wait_wake(hq->q, timeout_ms, hq->wake_fd, &st, &err);
+	rc = qvm_wait_wake(hq->q, timeout_ms, hq->wake_fd, &st, &err);
 	if (rc == -ETIMEDOUT)
 		return HOST_QEMU_RUNNING;
 	if (rc == -ECHILD) {

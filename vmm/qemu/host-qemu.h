@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * QEMU as a host of the boundary in vmm/host/host.h (docs/HOSTS.md), over
- * qhost (vmm/qemu/qhost.h). One thread drives it: the one that opened it,
+ * a qvm (vmm/qemu/qemu-vm.h). One thread drives it: the one that opened it,
  * created the tracer and calls host_qemu_step; the tracer's hooks run on
  * it while QEMU is stopped, so pausing from a hook is a no-op. The gdbstub
  * is one conversation, held by one thread at a time: the driver's, or,
@@ -28,7 +28,7 @@
 
 #include "vmm/host/console.h"
 #include "vmm/host/host.h"
-#include "vmm/qemu/qhost.h"
+#include "vmm/qemu/qemu-vm.h"
 
 struct elf_image;
 struct kernel_image;
@@ -42,8 +42,8 @@ struct symtab;
 
 struct host_qemu {
 	struct host h;
-	struct qhost *q;
-	struct qhost qh;		/* what q points to */
+	struct qvm *q;
+	struct qvm qh;		/* what q points to */
 	char *cmdline;
 	int sfd;			/* SIGINT, SIGTERM, SIGHUP, read between steps */
 	int signo;			/* the signal that stopped the guest */
@@ -120,7 +120,7 @@ struct host_qemu {
 };
 
 /* The most vCPUs this host runs. */
-#define HOST_QEMU_MAX_CPUS QHOST_MAX_CPUS
+#define HOST_QEMU_MAX_CPUS QVM_MAX_CPUS
 
 /*
  * QEMU started for b's kernel (stopped before its first instruction; an

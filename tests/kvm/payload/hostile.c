@@ -25,7 +25,7 @@
 #include "proto/trace.h"
 #include "tests/kvm/payload/payload.h"
 
-#define STUB_CODE_VA   0xffffffff7fe00000UL	/* arch/x86_64/stub-map.h, vmm/x86_64/layout.h */
+#define STUB_CODE_VA   0xffffffff7fe00000UL	/* arch/x86_64/stub-map.h, vmm/kvm-x86_64/layout.h */
 #define STUB_ENTRY_VA  (STUB_CODE_VA + VT_CFG_SIZE)
 #define STUB_GPA       0xe0000000UL
 #define STUB_CODE_OFF  0x10000UL		/* the code page's offset in the stub region */

@@ -37,7 +37,7 @@
 #define LAYOUT_IDENTITY_PAGE 0xfffbc000ULL
 
 /*
- * vmmtrace's guest stub (DESIGN.md §3, vmm/x86_64/stub-map.c): its code and
+ * vmmtrace's guest stub (DESIGN.md §3, vmm/kvm-x86_64/stub-map.c): its code and
  * rings in VMM memory in the 32-bit hole, never in the E820 map; its page
  * tables a setup_data node in low RAM (the node's 16-byte header below
  * them), clear of the zero page, the boot page tables and the command line.

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "vmm/x86_64/layout.h"
-#include "vmm/x86_64/mptable.h"
+#include "vmm/kvm-x86_64/layout.h"
+#include "vmm/kvm-x86_64/mptable.h"
 
 struct mpf_intel {
 	char signature[4];

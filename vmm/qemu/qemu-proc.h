@@ -2,7 +2,7 @@
 /*
  * A QEMU process the QEMU host backend owns: started with the guest's RAM
  * in a memfd that vmmtrace maps too (the rings are read at memory speed),
- * its gdbstub on one end of a socket pair (vmm/qemu/gdb.h), stopped before
+ * its gdbstub on one end of a socket pair (vmm/qemu/gdb-client.h), stopped before
  * the first guest instruction (-S). It never outlives vmmtrace: it gets
  * SIGKILL when the thread that started it exits (PR_SET_PDEATHSIG), and
  * qemu_stop() kills and reaps it.
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "vmm/qemu/gdb.h"
+#include "vmm/qemu/gdb-client.h"
 #include "vmm/util/error.h"
 
 #define QEMU_MAX_ARGS 48

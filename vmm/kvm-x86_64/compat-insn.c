@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vmm/x86_64/compat-insn.h"
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/util/log.h"
 #include "vmm/kvm/vcpu.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The QEMU host's operations (vmm/qemu/qhost.h) over the gdbstub in
+ * The QEMU host's operations (vmm/qemu/qemu-vm.h) over the gdbstub in
  * all-stop mode: QEMU's thread ids are its vCPUs (cpu_index + 1), a stop
  * reply stops every vCPU, vCont resumes chosen ones while the others stay
  * stopped, and the QEMU-specific Qqemu.PhyMemMode packet switches memory
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "vmm/image/image.h"
-#include "vmm/qemu/qhost.h"
+#include "vmm/qemu/qemu-vm.h"
 
 /*
  * What each guest runs on: QEMU's machine and CPU, where RAM starts, where
@@ -24,7 +24,7 @@
  * randomisation (vmmtrace owns the device tree and the command line: arm64
  * randomises its base from CPU entropy unless told nokaslr).
  */
-static const struct qhost_arch qhost_arches[] = {
+static const struct qvm_arch qvm_arches[] = {
 	[IMAGE_ARCH_X86_64] = { 0, 16 * 8, 1, "qemu-system-x86_64", "pc", NULL, NULL,
 				"console=ttyS0 nokaslr panic=-1", IMAGE_ARCH_X86_64 },
 	[IMAGE_ARCH_ARM64] = { 0x40000000, 32 * 8, 4, "qemu-system-aarch64", "virt", "max", NULL,
@@ -33,15 +33,15 @@ static const struct qhost_arch qhost_arches[] = {
 				 "console=ttyS0 panic=-1", IMAGE_ARCH_RISCV64 },
 };
 
-const struct qhost_arch *qhost_arch_for(int image_arch)
+const struct qvm_arch *qvm_arch_for(int image_arch)
 {
-	if (image_arch < 0 || image_arch >= (int)(sizeof(qhost_arches) / sizeof(qhost_arches[0])))
+	if (image_arch < 0 || image_arch >= (int)(sizeof(qvm_arches) / sizeof(qvm_arches[0])))
 		return NULL;
-	return qhost_arches[image_arch].binary ? &qhost_arches[image_arch] : NULL;
+	return qvm_arches[image_arch].binary ? &qvm_arches[image_arch] : NULL;
 }
 
 /* The gdbstub's thread id to a vCPU index, or -1. */
-static int cpu_of(const struct qhost *h, long thread)
+static int cpu_of(const struct qvm *h, long thread)
 {
 	for (unsigned i = 0; i < h->ncpus; i++)
 		if (h->thread[i] == thread)
@@ -49,14 +49,14 @@ static int cpu_of(const struct qhost *h, long thread)
 	return -1;
 }
 
-int qhost_open(struct qhost *h, const struct qemu_config *cfg, const struct qhost_arch *arch,
+int qvm_open(struct qvm *h, const struct qemu_config *cfg, const struct qvm_arch *arch,
 	       struct errbuf *err)
 {
 	long ids[GDB_MAX_THREADS];
 	unsigned n = 0;
 	int rc;
 
-	memset(h, 0, offsetof(struct qhost, arch));
+	memset(h, 0, offsetof(struct qvm, arch));
 	h->arch = *arch;
 	h->ncpus = 0;
 	h->running = h->phys_mode = h->exited = 0;
@@ -64,7 +64,7 @@ int qhost_open(struct qhost *h, const struct qemu_config *cfg, const struct qhos
 		return rc;
 	if ((rc = gdb_threads(&h->q.gdb, ids, GDB_MAX_THREADS, &n, err)))
 		goto fail;
-	if (n != cfg->ncpus || n > QHOST_MAX_CPUS) {
+	if (n != cfg->ncpus || n > QVM_MAX_CPUS) {
 		rc = err_set(err, EPROTO, "qemu: %u gdbstub threads for %u vCPUs", n, cfg->ncpus);
 		goto fail;
 	}
@@ -85,13 +85,13 @@ fail:
 	return rc;
 }
 
-void qhost_close(struct qhost *h)
+void qvm_close(struct qvm *h)
 {
 	qemu_stop(&h->q);
 	h->running = 0;
 }
 
-int qhost_resume(struct qhost *h, struct errbuf *err)
+int qvm_resume(struct qvm *h, struct errbuf *err)
 {
 	int rc;
 
@@ -105,7 +105,7 @@ int qhost_resume(struct qhost *h, struct errbuf *err)
 }
 
 /* A stop reply in g->pkt turned into *st (the stopping vCPU and its PC). */
-static int took_stop(struct qhost *h, const struct gdb_stop *gs, struct qhost_stop *st, struct errbuf *err)
+static int took_stop(struct qvm *h, const struct gdb_stop *gs, struct qvm_stop *st, struct errbuf *err)
 {
 	int cpu;
 
@@ -121,16 +121,16 @@ static int took_stop(struct qhost *h, const struct gdb_stop *gs, struct qhost_st
 	if (!st)
 		return 0;
 	st->cpu = (unsigned)cpu;
-	return qhost_vcpu_pc(h, st->cpu, &st->pc, err);
+	return qvm_vcpu_pc(h, st->cpu, &st->pc, err);
 }
 
-int qhost_pause(struct qhost *h, struct qhost_stop *st, struct errbuf *err)
+int qvm_pause(struct qvm *h, struct qvm_stop *st, struct errbuf *err)
 {
 	struct gdb_stop gs;
 	int rc;
 
 	if (st)
-		st->cpu = QHOST_MAX_CPUS;
+		st->cpu = QVM_MAX_CPUS;
 	if (!h->running)
 		return 0;
 	/*
@@ -142,11 +142,11 @@ int qhost_pause(struct qhost *h, struct qhost_stop *st, struct errbuf *err)
 	rc = took_stop(h, &gs, st, err);
 	/* SIGINT: our interrupt, not a breakpoint. */
 	if (!rc && st && gs.sig == 2 && !gs.hwbreak && !gs.swbreak)
-		st->cpu = QHOST_MAX_CPUS;
+		st->cpu = QVM_MAX_CPUS;
 	return rc;
 }
 
-int qhost_wait_wake(struct qhost *h, int timeout_ms, int wake_fd, struct qhost_stop *st, struct errbuf *err)
+int qvm_wait_wake(struct qvm *h, int timeout_ms, int wake_fd, struct qvm_stop *st, struct errbuf *err)
 {
 	struct gdb_stop gs;
 	int rc;
@@ -162,21 +162,21 @@ int qhost_wait_wake(struct qhost *h, int timeout_ms, int wake_fd, struct qhost_s
 	return rc ? rc : took_stop(h, &gs, st, err);
 }
 
-int qhost_wait(struct qhost *h, int timeout_ms, struct qhost_stop *st, struct errbuf *err)
+int qvm_wait(struct qvm *h, int timeout_ms, struct qvm_stop *st, struct errbuf *err)
 {
-	return qhost_wait_wake(h, timeout_ms, -1, st, err);
+	return qvm_wait_wake(h, timeout_ms, -1, st, err);
 }
 
-int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_stop *st,
+int qvm_let_run(struct qvm *h, uint64_t mask, unsigned run_ms, struct qvm_stop *st,
 		  struct errbuf *err)
 {
-	char cmd[16 + QHOST_MAX_CPUS * 24];
+	char cmd[16 + QVM_MAX_CPUS * 24];
 	size_t len = (size_t)snprintf(cmd, sizeof(cmd), "vCont");
-	struct qhost_stop tmp;
+	struct qvm_stop tmp;
 	int rc;
 
 	if (st)
-		st->cpu = QHOST_MAX_CPUS;
+		st->cpu = QVM_MAX_CPUS;
 	if (h->running)
 		return err_set(err, EINVAL, "qemu: let_run while running");
 	for (unsigned i = 0; i < h->ncpus; i++)
@@ -187,13 +187,13 @@ int qhost_let_run(struct qhost *h, uint64_t mask, unsigned run_ms, struct qhost_
 	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
 		return rc;
 	h->running = 1;
-	rc = qhost_wait(h, (int)run_ms, st ? st : &tmp, err);
+	rc = qvm_wait(h, (int)run_ms, st ? st : &tmp, err);
 	if (rc == -ETIMEDOUT)
-		rc = qhost_pause(h, st, err);
+		rc = qvm_pause(h, st, err);
 	return rc;
 }
 
-int qhost_vcpu_reg(struct qhost *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err)
+int qvm_vcpu_reg(struct qvm *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err)
 {
 	uint8_t regs[4096];
 	size_t n;
@@ -284,7 +284,7 @@ static void dump_regs(int arch, const uint8_t *r, size_t n, char *buf, size_t le
 	}
 }
 
-int qhost_vcpu_dump(struct qhost *h, unsigned cpu, char *buf, size_t len, uint64_t *pc, struct errbuf *err)
+int qvm_vcpu_dump(struct qvm *h, unsigned cpu, char *buf, size_t len, uint64_t *pc, struct errbuf *err)
 {
 	uint8_t regs[4096];
 	size_t n;
@@ -300,19 +300,19 @@ int qhost_vcpu_dump(struct qhost *h, unsigned cpu, char *buf, size_t len, uint64
 	return 0;
 }
 
-int qhost_vcpu_pc(struct qhost *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
+int qvm_vcpu_pc(struct qvm *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
 {
-	return qhost_vcpu_reg(h, cpu, h->arch.pc_off, pc, err);
+	return qvm_vcpu_reg(h, cpu, h->arch.pc_off, pc, err);
 }
 
-void *qhost_gpa_ptr(struct qhost *h, uint64_t gpa, uint64_t len)
+void *qvm_gpa_ptr(struct qvm *h, uint64_t gpa, uint64_t len)
 {
 	if (gpa < h->arch.ram_gpa || len > h->q.ram_size || gpa - h->arch.ram_gpa > h->q.ram_size - len)
 		return NULL;
 	return h->q.ram + (gpa - h->arch.ram_gpa);
 }
 
-static int phys_mode(struct qhost *h, int on, struct errbuf *err)
+static int phys_mode(struct qvm *h, int on, struct errbuf *err)
 {
 	int rc;
 
@@ -327,13 +327,13 @@ static int phys_mode(struct qhost *h, int on, struct errbuf *err)
 	return rc;
 }
 
-int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len, struct errbuf *err)
+int qvm_write_code(struct qvm *h, uint64_t gpa, const void *buf, size_t len, struct errbuf *err)
 {
 	int rc, rc2;
 
 	if (h->running)
 		return err_set(err, EINVAL, "qemu: code written while the guest runs");
-	if (!qhost_gpa_ptr(h, gpa, len))
+	if (!qvm_gpa_ptr(h, gpa, len))
 		return err_set(err, ERANGE, "qemu: code at %#llx+%zu is outside guest RAM",
 			       (unsigned long long)gpa, len);
 	if ((rc = phys_mode(h, 1, err)))
@@ -344,7 +344,7 @@ int qhost_write_code(struct qhost *h, uint64_t gpa, const void *buf, size_t len,
 	return rc ? rc : rc2;
 }
 
-int qhost_read_virt_on(struct qhost *h, unsigned cpu, uint64_t va, void *buf, size_t len, struct errbuf *err)
+int qvm_read_virt_on(struct qvm *h, unsigned cpu, uint64_t va, void *buf, size_t len, struct errbuf *err)
 {
 	int rc = cpu < h->ncpus ? phys_mode(h, 0, err) : err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
 
@@ -353,30 +353,30 @@ int qhost_read_virt_on(struct qhost *h, unsigned cpu, uint64_t va, void *buf, si
 	return rc ? rc : gdb_read_mem(&h->q.gdb, va, buf, len, err);
 }
 
-int qhost_set_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)
+int qvm_set_break(struct qvm *h, int hw, uint64_t va, struct errbuf *err)
 {
 	return gdb_set_break(&h->q.gdb, hw, va, h->arch.bp_kind, err);
 }
 
-int qhost_clear_break(struct qhost *h, int hw, uint64_t va, struct errbuf *err)
+int qvm_clear_break(struct qvm *h, int hw, uint64_t va, struct errbuf *err)
 {
 	return gdb_clear_break(&h->q.gdb, hw, va, h->arch.bp_kind, err);
 }
 
-int qhost_step_over(struct qhost *h, int hw, const struct qhost_stop *st, struct errbuf *err)
+int qvm_step_over(struct qvm *h, int hw, const struct qvm_stop *st, struct errbuf *err)
 {
 	char cmd[32];
-	struct qhost_stop after;
+	struct qvm_stop after;
 	int rc;
 
 	if (st->cpu >= h->ncpus)
 		return err_set(err, EINVAL, "qemu: step over on no vCPU");
-	if ((rc = qhost_clear_break(h, hw, st->pc, err)))
+	if ((rc = qvm_clear_break(h, hw, st->pc, err)))
 		return rc;
 	snprintf(cmd, sizeof(cmd), "vCont;s:%lx", h->thread[st->cpu]);
 	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
 		return rc;
 	h->running = 1;
-	rc = qhost_wait(h, h->q.gdb.timeout_ms, &after, err);
-	return rc ? rc : qhost_set_break(h, hw, st->pc, err);
+	rc = qvm_wait(h, h->q.gdb.timeout_ms, &after, err);
+	return rc ? rc : qvm_set_break(h, hw, st->pc, err);
 }

@@ -14,8 +14,8 @@
 #include "vmm/guest/x86-stub.h"
 #include "vmm/kvm/stub.h"
 #include "vmm/kvm/vm.h"
-#include "vmm/x86_64/layout.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/layout.h"
+#include "vmm/kvm-x86_64/regs.h"
 
 /* The hole's region: the code's 64 KiB at its start, the rings from 2 MiB on. */
 #define STUB_HOLE_CODE 0ULL

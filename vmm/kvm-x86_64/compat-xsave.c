@@ -25,9 +25,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "vmm/x86_64/compat-insn.h"
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
-#include "vmm/x86_64/cpu.h"
-#include "vmm/x86_64/layout.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/cpu.h"
+#include "vmm/kvm-x86_64/layout.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The GDB remote serial protocol, client side (vmm/qemu/gdb.h). Packets
+ * The GDB remote serial protocol, client side (vmm/qemu/gdb-client.h). Packets
  * are "$payload#cs" with an 8-bit checksum; the receiver acknowledges each
  * with '+' ('-' asks for it again). Replies may escape bytes ('}' then the
  * byte XOR 0x20) and run-length encode them ('*' then a count + 29).
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "vmm/qemu/gdb.h"
+#include "vmm/qemu/gdb-client.h"
 #include "vmm/util/util.h"
 
 #define GDB_RETRIES 3

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "vmm/kvm/arch.h"
-#include "vmm/x86_64/compat-insn.h"
-#include "vmm/x86_64/cpu.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/cpu.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/compat.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/util/log.h"

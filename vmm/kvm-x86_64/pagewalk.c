@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/vm.h"
 
 /*

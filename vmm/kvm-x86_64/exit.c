@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
-#include "vmm/x86_64/compat-insn.h"
+#include "vmm/kvm-x86_64/compat-insn.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
-#include "vmm/x86_64/msr.h"
+#include "vmm/kvm-x86_64/msr.h"
 
 static const char *internal_suberror_name(unsigned sub)
 {

@@ -15,7 +15,7 @@
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/util/log.h"
-#include "vmm/x86_64/msr.h"
+#include "vmm/kvm-x86_64/msr.h"
 
 int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
 {

@@ -5,8 +5,8 @@
 
 #include "vmm/kvm/arch.h"
 #include "arch/slot.h"
-#include "vmm/x86_64/pagewalk.h"
-#include "vmm/x86_64/regs.h"
+#include "vmm/kvm-x86_64/pagewalk.h"
+#include "vmm/kvm-x86_64/regs.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"

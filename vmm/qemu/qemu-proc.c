@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Starting and ending the QEMU process of the QEMU host backend
- * (vmm/qemu/qemu.h). QEMU gets two file descriptors at fixed numbers: the
+ * (vmm/qemu/qemu-proc.h). QEMU gets two file descriptors at fixed numbers: the
  * memfd of guest RAM (QEMU_FD_MEM, opened again by QEMU as /dev/fd/N with
  * share=on, so both processes see the same pages) and its end of the
  * gdbstub's socket pair (QEMU_FD_GDB, a connected chardev socket).
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vmm/qemu/qemu.h"
+#include "vmm/qemu/qemu-proc.h"
 #include "vmm/util/util.h"
 
 #define QEMU_FD_MEM 3

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
-#include "vmm/x86_64/layout.h"
+#include "vmm/kvm-x86_64/layout.h"
 #include "vmm/host/console.h"
 #include "vmm/devices/i8042.h"
 #include "vmm/devices/rtc.h"
