@@ -34,18 +34,20 @@ LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 include guest-stub/x86_64/stub.mk
 include guest-stub/arm64/stub.mk
 include guest-stub/riscv64/stub.mk
-include tests/kvm/payload/payload.mk
+include tests/guest/payload/payload.mk
 LIB           := $(O)/libvmmtrace.a
 BIN           := $(O)/vmmtrace
 
+# The test programs by tier (tests/run-all.sh; docs/TESTING.md): unit
+# (hermetic), images (real kernel files, nothing booted), qemu.
 UNIT_SRC  := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BIN  := $(UNIT_SRC:%.c=$(O)/%)
-KVMT_SRC  := $(sort $(wildcard tests/kvm/test-*.c))
-KVMT_BIN  := $(KVMT_SRC:%.c=$(O)/%)
+IMAGES_SRC := $(sort $(wildcard tests/images/test-*.c))
+IMAGES_BIN := $(IMAGES_SRC:%.c=$(O)/%)
 QEMUT_SRC := $(sort $(wildcard tests/qemu/test-*.c))
 QEMUT_BIN := $(QEMUT_SRC:%.c=$(O)/%)
 
-all: $(BIN) $(UNIT_BIN) $(KVMT_BIN) $(QEMUT_BIN) guest-stub
+all: $(BIN) $(UNIT_BIN) $(IMAGES_BIN) $(QEMUT_BIN) guest-stub
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -243,7 +243,7 @@ _Static_assert(__builtin_offsetof(struct vt_record, depth) == VT_REC_DEPTH, "dep
 /*
  * SHADOW_HASH, where a stub starts looking for a task's shadow stack: the
  * same Fibonacci hashing as vt_shadow_hash() above, which the host uses
- * when it moves the stacks (tests/unit/shadow-hash.sh runs each against
+ * when it moves the stacks (tests/interop/shadow-hash.sh runs each against
  * it). x86_64: the task is in r10, h gets the hash, rdx is clobbered;
  * arm64 and riscv64: h gets the hash of task, using k.
  */

@@ -27,7 +27,7 @@ PREP_PACKAGES=(
 	qemu-system-x86					# the reference host, the QEMU host backend's x86_64 guests
 	qemu-system-arm qemu-system-misc opensbi	# the QEMU host backend: arm64 and riscv64 guests (OpenSBI: riscv64's firmware)
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
-	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/unit/perfetto-protoc.sh, tests/kvm/tasks.sh)
+	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 )

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs the test tiers (unit, qemu, kvm, san, e2e, or those named) and counts the
+# Runs the test tiers (unit, images, interop, qemu, kvm, san, e2e, or those
+# named; docs/TESTING.md says what each needs) and counts the
 # PASS:/FAIL:/SKIP: lines every test prints. A test that exits non-zero
 # without printing FAIL counts as one failure. Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tiers=${*:-unit qemu kvm san e2e}
+tiers=${*:-unit images interop qemu kvm san e2e}
 # The "san" tier: the unit binaries, the KVM tests and two boots again, built
 # with SAN=address,undefined into build/san (make check builds it); any
 # report stops the program, so it fails the test.
@@ -26,11 +27,11 @@ for tier in $tiers; do
 	# graph.sh, whose writer and record checks run sanitized as unit
 	# tests, and hosts-x86.sh, whose QEMU half the sanitized qemu programs
 	# cover; they would only cost five more boots (about 8 minutes).
-	san) list="build/san/tests/unit/test-* build/san/tests/qemu/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph|hosts-x86)\.sh$')
+	san) list="build/san/tests/unit/test-* build/san/tests/images/test-* build/san/tests/qemu/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph|hosts-x86)\.sh$')
 		tests/e2e/trace-reference.sh tests/e2e/attach-stress.sh" ;;
 	# attach-stress.sh on 2 vCPUs runs in the san tier only: the e2e tier
 	# runs the same test on 4 vCPUs with the plain build.
-	e2e) list="build/tests/e2e/test-* $(ls tests/e2e/*.sh | grep -v '/attach-stress\.sh$')" ;;
+	e2e) list="$(ls tests/e2e/*.sh | grep -v '/attach-stress\.sh$')" ;;
 	*) list="build/tests/$tier/test-* tests/$tier/*.sh" ;;
 	esac
 	for t in $list; do

@@ -97,11 +97,11 @@ check "trace-cmd report prints every event of the text, in the same order, with 
 	eval "[ -s '$TMPD/all.text.lines' ] && cmp -s '$TMPD/all.text.lines' '$TMPD/all.dat.lines'"
 # ... and through libtracecmd's reader API, as KernelShark reads it.
 if cc -std=c11 -O2 $(pkg-config --cflags libtracecmd 2>/dev/null) -o "$TMPD/dat-read" \
-	"$TOP/tests/unit/dat/dat-read.c" $(pkg-config --libs libtracecmd 2>/dev/null); then
+	"$TOP/tests/interop/dat/dat-read.c" $(pkg-config --libs libtracecmd 2>/dev/null); then
 	echo "events $nlines loose" >"$TMPD/all.expect"
 	"$TMPD/dat-read" "$TMPD/all.dat" "$TMPD/all.expect" | sed 's/^\(PASS\|FAIL\): /\1: libtracecmd: /'
 else
-	fail "tests/unit/dat/dat-read.c builds against libtracecmd"
+	fail "tests/interop/dat/dat-read.c builds against libtracecmd"
 fi
 echo "INFO: timing: '*' $all_s s"
 finish

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by tests/unit/fuzz-targets.sh and scripts/fuzz.sh: builds the
+# Sourced by tests/interop/fuzz-targets.sh and scripts/fuzz.sh: builds the
 # libFuzzer targets of tests/fuzz/ with clang under ASan and UBSan. The
 # project's sources go into one instrumented archive (build/fuzz/lib.a)
 # rather than per-target source lists, so that a target whose code reaches
@@ -22,10 +22,14 @@ FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}
 FUZZ_CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -I. -pthread -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 FUZZ_LIBS="-lbpf -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
 
-# The sources of build/libvmmtrace.a, as the Makefile lists them.
+# The sources of build/libvmmtrace.a, as the Makefile lists them (every
+# layer's folder, the KVM host's x86_64 code); the embedded stubs come
+# from the plain build (make), guest code that no sanitizer touches.
 fuzz_lib_sources() {
-	ls arch/*.c arch/*/*.c vmm/cli/*.c vmm/control/*.c vmm/trace/*.c vmm/image/*.c \
-		vmm/kvm/*.c vmm/qemu/*.c vmm/devices/*.c vmm/util/*.c vmm/x86_64/*.c | grep -v '^vmm/cli/main\.c$'
+	ls arch/*.c arch/*/*.c vmm/*/*.c | grep -v '^vmm/cli/main\.c$'
+}
+fuzz_stub_objects() {
+	ls "$TOP"/build/guest-stub/*/stub-embed.o
 }
 
 # fuzz_build_lib: 0 when build/fuzz/lib.a is up to date.
@@ -42,9 +46,15 @@ fuzz_build_lib() {
 				return 1
 		fi
 	done
+	# Objects of sources that are gone (moved or removed) must not linger in the archive.
+	for obj in "$FUZZ_DIR"/obj/*.o; do
+		[ -e "$obj" ] || continue
+		fuzz_lib_sources | tr / _ | sed 's/\.c$/.o/' | grep -qxF "$(basename "$obj")" || { rm -f "$obj"; stale=1; }
+	done
+	fuzz_stub_objects >/dev/null 2>&1 || { echo "fuzz: no embedded stubs: run make first" >&2; return 1; }
 	if [ $stale = 1 ] || [ ! -e "$FUZZ_DIR/lib.a" ]; then
 		rm -f "$FUZZ_DIR/lib.a"
-		ar rcs "$FUZZ_DIR/lib.a" "$FUZZ_DIR"/obj/*.o || return 1
+		ar rcs "$FUZZ_DIR/lib.a" "$FUZZ_DIR"/obj/*.o $(fuzz_stub_objects) || return 1
 	fi
 }
 

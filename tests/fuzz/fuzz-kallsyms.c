@@ -4,7 +4,7 @@
  * decoder (input = the section that holds the tables, at KGEN_VA, with
  * _stext expected at KGEN_STEXT as the seeds lay them out) and the
  * System.map reader (input = the file's text). Built and run for 20 s by
- * tests/unit/fuzz-kallsyms.sh; docs/SYMBOLS.md has the long-run command.
+ * tests/interop/fuzz-kallsyms.sh; docs/SYMBOLS.md has the long-run command.
  */
 #include <stddef.h>
 #include <stdint.h>

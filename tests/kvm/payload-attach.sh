@@ -7,7 +7,7 @@
 # f_mark for the whole run; each window (`vmmtrace attach`) traces f_mark
 # and f_work. Each change set pauses every vCPU, quiesces (no vCPU inside
 # the stub, no record half-written), writes f_work's slot and routes the
-# events. Exact results (tests/kvm/payload/check_windows.py):
+# events. Exact results (tests/guest/payload/check_windows.py):
 # - the boot trace holds one f_mark per iteration on every CPU, through
 #   all the pauses: the payload's own counts;
 # - each window's f_mark events are a contiguous run of the boot trace's,
@@ -20,7 +20,7 @@
 # - nothing dropped, lost, unfinished or routed to a released slot, and
 #   `vmmtrace status` shows only the boot client's slot still held.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 WINDOW=${ATTACH_WINDOW:-0.2}

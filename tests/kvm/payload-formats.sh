@@ -7,7 +7,7 @@
 # functions, and a raw window must end with its closing account. An unknown
 # --format is refused at once with status 2.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 for tool in trace-cmd protoc; do
 	command -v "$tool" >/dev/null || { fail "$tool is missing (scripts/prepare-tests.sh installs it)"; finish; }

@@ -12,7 +12,7 @@
 # - untraced, ftrace_init sees the compiler's bytes everywhere (the
 #   baseline the other cases are measured against).
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 A=120 B=80 A2=70 B2=30

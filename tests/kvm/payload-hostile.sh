@@ -19,7 +19,7 @@
 # Mode 3 (page-table entry of the stub) runs on one CPU: both broken
 # mappings fault in the guest and the calls around them are traced exactly.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 STORM=${HOSTILE_STORM:-3}

@@ -13,7 +13,7 @@
 # - nothing dropped, lost or unfinished.
 # tests/e2e/trace-nmi.sh does this on a real kernel in minutes.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 NMIS=${NMI_COUNT:-30}

@@ -14,7 +14,7 @@
 #   worth and counts what it lost, exactly: 64 events, N - 64 lost;
 # - exit: a VM exit for every event but the first, exactly N events.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 N=${RING_CALLS:-4000}

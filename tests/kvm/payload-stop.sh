@@ -17,7 +17,7 @@
 # The stub-map and the hand-off are the boot's; this is the end of a trace
 # that stop-clean.sh checks on a real kernel in minutes, here in seconds.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 in_stub=0 stops=0

@@ -12,7 +12,7 @@
 #   lines are one pr() each, and pr's events count them);
 # - --stop-at f_b: stops before f_b's first instruction, after exactly A f_a.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 A=300 B=200 K=50

@@ -11,7 +11,7 @@
 #   boot goes on to status 0; "kill" calls execve(), which kills vmmtrace
 #   with SIGSYS (status 159).
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/kvm/payload/lib.sh"
+. "$TOP/tests/guest/payload/lib.sh"
 payload_require
 
 # status_field PID FIELD: the value of FIELD in /proc/PID/status.

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "tests/unit/dat/dat-walk.h"
+#include "tests/interop/dat/dat-walk.h"
 #include "vmm/output/dat.h"
 #include "vmm/output/dat-pages.h"
 
@@ -222,7 +222,7 @@ static int emit_expect(const char *path, const struct trace_meta *m, const struc
 	return fclose(f);
 }
 
-#include "tests/unit/dat/dat-report.h"
+#include "tests/interop/dat/dat-report.h"
 
 struct trace_case {
 	const char *name;

@@ -8,7 +8,7 @@
  * (through the interning tables) and its timestamp.
  *
  * `test-trace-perfetto --write FILE NCPUS NEVENTS` writes the synthetic
- * trace to FILE and exits; tests/unit/perfetto-protoc.sh reads it with protoc.
+ * trace to FILE and exits; tests/interop/perfetto-protoc.sh reads it with protoc.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "tests/unit/check.h"
-#include "tests/unit/perfetto/decode.h"
+#include "tests/interop/perfetto/decode.h"
 #include "vmm/output/protobuf.h"
 #include "vmm/output/perfetto.h"
 #include "vmm/output/vmevent.h"

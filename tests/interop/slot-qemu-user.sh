@@ -5,13 +5,13 @@
 # with -fpatchable-function-entry patches its own slots to reach a counting
 # stub, at both edges of the call's range too, and un-patches them; the stub's
 # counts must equal the calls and the results must not change
-# (tests/unit/slot-qemu/prog.c prints the checks).
+# (tests/interop/slot-qemu/prog.c prints the checks).
 # loongarch64: Debian has no compiler for it, so hand-assembled programs whose
 # slot words come from arch/ must exit with the status that proves whether
-# the slot reached the stub (tests/unit/slot-qemu/la64-elf.c).
+# the slot reached the stub (tests/interop/slot-qemu/la64-elf.c).
 . "$(dirname "$0")/../lib.sh"
 
-QDIR=$TOP/tests/unit/slot-qemu
+QDIR=$TOP/tests/interop/slot-qemu
 OUT=$TMPD/build
 mkdir -p "$OUT"
 

@@ -10,7 +10,7 @@
  * nothing while it rewrites slots (a slot of a function it called could be
  * rewritten under it).
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define CALL_REL32 0xe8
 #define SLOT_BYTES 5

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The trace.dat writer against libtracecmd's own reader (the library
 # KernelShark reads with): test-trace-dat --emit writes the traces and what
-# they hold, tests/unit/dat/dat-read.c (built here with pkg-config, so that
+# they hold, tests/interop/dat/dat-read.c (built here with pkg-config, so that
 # vmmtrace never links libtracecmd) reads each one back record by record.
 . "$(dirname "$0")/../lib.sh"
 BIN=$TOP/build/tests/unit/test-trace-dat
@@ -17,7 +17,7 @@ fi
 # shellcheck disable=SC2046
 check "dat-read.c builds against libtracecmd $(pkg-config --modversion libtracecmd)" \
 	cc -std=c11 -O2 -Wall -Wextra -Werror $(pkg-config --cflags libtracecmd) \
-	-o "$TMPD/dat-read" "$TOP/tests/unit/dat/dat-read.c" $(pkg-config --libs libtracecmd)
+	-o "$TMPD/dat-read" "$TOP/tests/interop/dat/dat-read.c" $(pkg-config --libs libtracecmd)
 [ -x "$TMPD/dat-read" ] || finish
 "$BIN" --emit "$TMPD" | grep -v '^PASS:'
 check "test-trace-dat --emit writes the traces" test "${PIPESTATUS[0]}" = 0

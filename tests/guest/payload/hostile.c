@@ -23,7 +23,7 @@
  *   PAYLOAD hostile: mode=3 before=N after=N faults=N alias_magic=0|1
  */
 #include "proto/trace.h"
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define STUB_CODE_VA   0xffffffff7fe00000UL	/* arch/x86_64/stub-map.h, vmm/kvm-x86_64/layout.h */
 #define STUB_ENTRY_VA  (STUB_CODE_VA + VT_CFG_SIZE)

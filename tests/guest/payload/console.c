@@ -5,7 +5,7 @@
  * Every function here has an fentry slot like the rest of the payload's C,
  * so `--trace '*'` covers them too.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define COM1        0x3f8
 #define COM1_LSR    (COM1 + 5)

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the payload tests (tests/kvm/payload-*.sh), sourced after
+# Helpers for the payload tests (tests/guest/payload-*.sh), sourced after
 # tests/lib.sh. The payload's console protocol is in docs/TEST-GUEST.md
 # ("The payload"); this file lives under payload/ so that the kvm tier,
 # which runs tests/kvm/*.sh, does not run it as a test.
 
 # Built next to the vmmtrace under test (build/ or build/san/), never with
 # its sanitizers: it is guest code.
-PAYLOAD=${PAYLOAD:-$(dirname "$VMMTRACE")/tests/kvm/payload/payload.elf}
+PAYLOAD=${PAYLOAD:-$(dirname "$VMMTRACE")/tests/guest/payload/payload.elf}
 PAYLOAD_TIMEOUT=${PAYLOAD_TIMEOUT:-60}
 PAYLOAD_MEM=64M
-CHECK_WINDOWS="$TOP/tests/kvm/payload/check_windows.py"
+CHECK_WINDOWS="$TOP/tests/guest/payload/check_windows.py"
 
 payload_require() {
 	require_file "$VMMTRACE"

@@ -6,7 +6,7 @@
  * counts (nmi_handler, traced), so that `vmmtrace nmi` can land NMIs inside
  * the stub and the tests can check that the nested records all arrive.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 	.text
 	.balign	IDT_STUB_SIZE

@@ -11,7 +11,7 @@
  *
  *   PAYLOAD insncost KIND ticks_per_8000=N
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 static uint64_t cell[8] __attribute__((aligned(64)));
 

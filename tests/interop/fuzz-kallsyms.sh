@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Builds the kallsyms/System.map fuzz target (libFuzzer, ASan, UBSan) and
 # replays a fixed budget: seed 1, 200,000 executions from the generated
-# seeds (as tests/unit/fuzz-targets.sh does, so that every machine replays
+# seeds (as tests/interop/fuzz-targets.sh does, so that every machine replays
 # the same inputs), capped at FUZZ_SECONDS (default 60). docs/SYMBOLS.md
 # gives the long-run command.
 . "$(dirname "$0")/../lib.sh"

@@ -7,7 +7,7 @@
  * counts its own calls: the console lines give the guest's side of every
  * count a test compares with the trace.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define LOOP_RUNNING_AFTER 64	/* iterations before a CPU says it runs */
 #define LOOP_POLL_EVERY    256	/* iterations between looks at COM1 (each is a VM exit) */

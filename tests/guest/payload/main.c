@@ -13,7 +13,7 @@
  *   PAYLOAD done
  *   PAYLOAD FATAL: ...            (any unexpected exception, then a reset)
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define BOOT_PARAMS_CMDLINE_PTR 0x228	/* struct boot_params: hdr.cmd_line_ptr */
 

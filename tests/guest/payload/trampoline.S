@@ -7,7 +7,7 @@
  * Every address is TRAMP_PHYS + an offset: this code never runs where it
  * is linked.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define AT(label) (TRAMP_PHYS + (label) - ap_trampoline)
 

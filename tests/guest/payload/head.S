@@ -10,7 +10,7 @@
  * instruction, so these tables must be static and at their link-time
  * physical addresses, and no traced C code may run before CR3 holds them.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define PTE_TABLE  0x63		/* present, writable, accessed, dirty */
 #define PTE_LARGE  0xe3		/* the same, 2 MiB page */

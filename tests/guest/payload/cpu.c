@@ -4,7 +4,7 @@
  * the IDT (NMI handled, everything else fatal), and bringing up the APs with
  * INIT and SIPI through the local APIC.
  */
-#include "tests/kvm/payload/payload.h"
+#include "tests/guest/payload/payload.h"
 
 #define APIC_SVR      0xfee000f0UL
 #define APIC_ICR_LOW  0xfee00300UL
