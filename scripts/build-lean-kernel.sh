@@ -6,10 +6,11 @@
 # the kernel's types as a detached BTF file that pahole makes from the DWARF
 # of vmlinux) is cached by the hash of its inputs.
 #
-#   scripts/build-lean-kernel.sh [x86_64|arm64|riscv64|loongarch64]   (default x86_64)
+#   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|loongarch64]   (default x86_64)
 #
 # x86_64 (lean.config plus the test-only SYSCALL fix, syscall-compat.patch):
-# $VMMTRACE_CACHE/lean/{bzImage,...}. arm64 and riscv64 (lean-ARCH.config,
+# $VMMTRACE_CACHE/lean/{bzImage,...}; x86_64-wx the same with lean-wx.config
+# on top (CONFIG_DEBUG_WX, as Debian's): $VMMTRACE_CACHE/lean-wx/. arm64 and riscv64 (lean-ARCH.config,
 # cross-built with Debian's gcc-aarch64-linux-gnu / gcc-riscv64-linux-gnu):
 # $VMMTRACE_CACHE/lean-ARCH/{Image,...}. loongarch64 (lean-loongarch64.config):
 # Debian 12 has no loongarch64 gcc and 6.1 has no LoongArch ftrace, so it is
@@ -28,6 +29,11 @@ case $arch in
 x86_64)
 	frag="$guest/lean.config" patch="$guest/syscall-compat.patch"
 	karch=x86_64 cross= image=arch/x86/boot/bzImage target=bzImage name=lean ;;
+x86_64-wx)
+	# The lean kernel with the W+X check Debian's has (lean-wx.config):
+	# what the kvm tier boots as on hardware KVM (--fast-boot off).
+	frag="$guest/lean.config $guest/lean-wx.config" patch="$guest/syscall-compat.patch"
+	karch=x86_64 cross= image=arch/x86/boot/bzImage target=bzImage name=lean-wx ;;
 arm64)
 	frag="$guest/lean-arm64.config" patch=
 	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image target=Image name=lean-arm64 ;;
@@ -37,7 +43,7 @@ riscv64)
 loongarch64)
 	frag="$guest/lean-loongarch64.config" patch='' src_ver=6.12 llvm=-19
 	karch=loongarch cross='' image=vmlinux target=vmlinux name=lean-loongarch64 ;;
-*) die "unknown architecture '$arch' (x86_64, arm64, riscv64 or loongarch64)" ;;
+*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64 or loongarch64)" ;;
 esac
 jobs=${LEAN_JOBS:-$jobs}
 src_tar=/usr/src/linux-source-$src_ver.tar.xz
@@ -49,7 +55,7 @@ for t in ${llvm:+clang$llvm ld.lld$llvm llvm-objcopy$llvm llvm-nm$llvm}; do
 done
 # x86_64's key is what it always was, so that a cached kernel stays valid;
 # an LLVM build's also covers the compiler's version.
-key=$( (sha256sum "$frag" $patch | cut -d' ' -f1; stat -c %s "$src_tar"
+key=$( (sha256sum $frag $patch | cut -d' ' -f1; stat -c %s "$src_tar"
 	[ -z "$llvm" ] || "clang$llvm" --version | head -n1) | sha256sum | cut -c1-16)
 out="$VMMTRACE_CACHE/$name-$key"
 img=$(basename "$image")
@@ -67,13 +73,14 @@ cd "$work/linux-source-$src_ver"
 [ -z "$patch" ] || patch -p1 < "$patch"
 kmake() { make -s ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} ${llvm:+LLVM=$llvm} "$@"; }
 kmake tinyconfig
-scripts/kconfig/merge_config.sh -m .config "$frag" >/dev/null
+# shellcheck disable=SC2086
+scripts/kconfig/merge_config.sh -m .config $frag >/dev/null
 kmake olddefconfig
 # merge_config drops what Kconfig refuses: report any option that did not stick.
 missing=0
 while IFS= read -r line; do
 	case "$line" in CONFIG_*=y) grep -qx "$line" .config || { say "option not set: $line"; missing=1; } ;; esac
-done < "$frag"
+done < <(cat $frag)
 [ "$missing" = 0 ] || die "$name kernel config incomplete"
 say "building the $name kernel ($jobs jobs)"
 start=$(date +%s)

@@ -4,38 +4,47 @@
 # where scripts/setup.sh may never have run: the Debian packages (installed
 # when we are root or have password-less sudo, otherwise named in a warning)
 # and the cached test guests (Debian's stock amd64 and arm64 kernels, the lean kernels of
-# x86_64, arm64 and riscv64, the initramfs). Quick when everything is there
-# already.
+# x86_64 (also with the W+X check), arm64 and riscv64, the initramfs). Quick
+# when everything is there already.
 #
 # scripts/setup.sh sources this file for the package list and the steps.
 set -euo pipefail
 prep_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$prep_here/common.sh"
 
-# Every Debian 12 package the project uses, and why (README "Dependencies").
-PREP_PACKAGES=(
+# The Debian 12 packages, and why (README "Dependencies"). SETUP_PACKAGES:
+# what the first trace needs (scripts/setup.sh): vmmtrace's build, the
+# lean x86_64 kernel and its initramfs, and QEMU where /dev/kvm does not
+# open. TEST_PACKAGES: what `make check` needs besides (the other guests,
+# the test tools and the oracles).
+SETUP_PACKAGES=(
 	gcc make pkg-config				# build
 	linux-libc-dev					# <linux/kvm.h>, <asm/bootparam.h>
-	liblzma-dev zlib1g-dev libzstd-dev liblz4-dev libbz2-dev lzma	# kernel payloads
+	liblzma-dev zlib1g-dev libzstd-dev liblz4-dev libbz2-dev	# kernel payloads
 	liburcu-dev					# data shared between threads
-	libfdt-dev					# device trees (arm64 guests)
+	libfdt-dev					# device trees (the QEMU host's guests)
 	libseccomp-dev					# the boot's seccomp sandbox (docs/SANDBOX.md)
 	libbpf-dev					# the guest kernel's BTF: task names and pids (docs/TASKS.md)
-	dwarves						# pahole: the lean test kernel's BTF, and the tests' oracle for it
+	dwarves						# pahole: the lean test kernel's BTF
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
-	busybox-static cpio xz-utils zstd lz4 bzip2	# the test initramfs, codec fixtures
-	qemu-system-x86					# the reference host, the QEMU host backend's x86_64 guests
+	busybox-static cpio xz-utils			# the test initramfs; unpacking the kernel's source
+	qemu-system-x86					# the first trace where /dev/kvm does not open
+)
+TEST_PACKAGES=(
+	lzma zstd lz4 bzip2				# codec fixtures
 	qemu-system-arm qemu-system-misc opensbi	# the QEMU host backend: arm64 and riscv64 guests (OpenSBI: riscv64's firmware)
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
 	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 )
-# The cross tools of the slot tests (scripts/packages-arch.txt, one a line).
+# The cross tools of the slot tests and the other guests (scripts/packages-arch.txt, one a line).
 while IFS= read -r prep_line; do
 	prep_line=${prep_line%%#*}
-	for prep_pkg in $prep_line; do PREP_PACKAGES+=("$prep_pkg"); done
+	for prep_pkg in $prep_line; do TEST_PACKAGES+=("$prep_pkg"); done
 done <"$prep_here/packages-arch.txt"
+# What prep_missing_packages and prep_install_packages look at: everything, unless setup.sh says otherwise.
+PREP_PACKAGES=("${SETUP_PACKAGES[@]}" "${TEST_PACKAGES[@]}")
 
 # Prints the packages of PREP_PACKAGES that are not installed.
 prep_missing_packages() {
@@ -86,8 +95,17 @@ prep_install_packages() {
 		--no-install-recommends $missing </dev/null
 }
 
-# Fetches or builds every cached guest the tests boot.
+# Builds the guest of the first trace: the lean x86_64 kernel and its initramfs.
+prep_first_guest() {
+	"$prep_here/build-lean-kernel.sh" x86_64
+	"$prep_here/build-initramfs.sh"
+}
+
+# Fetches or builds every cached guest the tests boot, saying once what and why.
 prep_guests() {
+	prep_first_guest
+	say "the tests' other guests: Debian's stock kernels (what users have), the lean kernel with the W+X" \
+		"check (as on hardware KVM), the arm64 and riscv64 lean kernels (the QEMU host), their initramfs"
 	if ! "$prep_here/fetch-debian-kernel.sh"; then
 		# Stale package lists can name a kernel the mirror no longer has.
 		prep_find_root noninteractive || die "cannot fetch Debian's kernel (apt-get update as root may help)"
@@ -105,10 +123,9 @@ prep_guests() {
 		prep_apt_update
 		"$prep_here/fetch-debian-kernel.sh" arm64
 	fi
-	"$prep_here/build-lean-kernel.sh" x86_64
+	"$prep_here/build-lean-kernel.sh" x86_64-wx
 	"$prep_here/build-lean-kernel.sh" arm64
 	"$prep_here/build-lean-kernel.sh" riscv64
-	"$prep_here/build-initramfs.sh"
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 }
