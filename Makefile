@@ -57,6 +57,12 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# vmmtrace --version: the release (VERSION) and the commit it was built from.
+VERSION  := $(shell cat VERSION)
+GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+$(O)/vmm/cli/main.o: CFLAGS += -DVMMTRACE_VERSION='"$(VERSION)$(if $(GIT_REV), ($(GIT_REV)))"'
+$(O)/vmm/cli/main.o: VERSION
+
 $(BIN): $(O)/vmm/cli/main.o $(LIB)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
 
@@ -74,11 +80,29 @@ check:
 	$(MAKE) O=$(O)/san SAN=address,undefined all
 	tests/run-all.sh
 
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its man
+# pages, the examples and the user documentation.
+PREFIX ?= /usr/local
+DESTDIR ?=
+MAN_PAGES := $(sort $(wildcard docs/man/*.1))
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/doc/vmmtrace/examples
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/vmmtrace
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(PREFIX)/share/doc/vmmtrace/
+	install -m 644 examples/README.md $(DESTDIR)$(PREFIX)/share/doc/vmmtrace/examples/
+	install -m 755 examples/*.sh $(DESTDIR)$(PREFIX)/share/doc/vmmtrace/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/vmmtrace $(MAN_PAGES:docs/man/%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/vmmtrace
+
 unit: $(UNIT_BIN)
 	tests/run-all.sh unit
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all check unit clean guest-stub
+.PHONY: all check unit clean guest-stub install uninstall
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

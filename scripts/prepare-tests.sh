@@ -34,6 +34,7 @@ TEST_PACKAGES=(
 	lzma zstd lz4 bzip2				# codec fixtures
 	qemu-system-arm qemu-system-misc opensbi	# the QEMU host backend: arm64 and riscv64 guests (OpenSBI: riscv64's firmware)
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
+	man-db						# the man pages rendered (tests/unit/cli-docs.sh)
 	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader

@@ -25,7 +25,7 @@ static const char report_usage[] =
 	"                     as boot writes it), dat (trace-cmd's trace.dat, for\n"
 	"                     trace-cmd report and KernelShark), perfetto (for the\n"
 	"                     Perfetto UI) or raw (a filtered copy)\n"
-	"  -o FILE            write there instead of stdout\n"
+	"  -o, --output FILE  write there instead of stdout\n"
 	"  --trace GLOB       only these functions (ftrace glob syntax, repeatable,\n"
 	"                     !GLOB excludes); names as the text output prints them\n"
 	"  --notrace GLOB     not these functions (repeatable)\n"

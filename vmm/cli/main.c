@@ -5,6 +5,10 @@
 
 #include "vmm/cli/cmd.h"
 
+#ifndef VMMTRACE_VERSION
+#define VMMTRACE_VERSION "unknown"
+#endif
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -28,7 +32,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: vmmtrace COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  vmmtrace %s\n", commands[i].usage);
-	fprintf(out, "\n'vmmtrace COMMAND --help' describes each command.\n");
+	fprintf(out, "\n'vmmtrace COMMAND --help' lists a command's options; man vmmtrace-COMMAND describes them.\n"
+		"vmmtrace --version says which vmmtrace this is.\n");
 }
 
 int main(int argc, char **argv)
@@ -39,6 +44,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("vmmtrace %s\n", VMMTRACE_VERSION);
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
