@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Each guest architecture's stub and facts (guest.h). */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "proto/trace.h"
 #include "vmm/guest/guest.h"
@@ -48,4 +50,20 @@ int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint
 	c->ret_va += code_va;
 	c->doorbell_pc += code_va;
 	return 0;
+}
+
+int guest_stub_linked(const struct guest_arch *g, uint64_t code_va, uint8_t **copy, size_t *size,
+		      struct errbuf *err)
+{
+	int rc;
+
+	*size = guest_stub_size(g);
+	if (!(*copy = malloc(*size)))
+		return err_set(err, ENOMEM, "out of memory for the stub");
+	memcpy(*copy, g->stub, *size);
+	if ((rc = guest_stub_link(g, *copy, *size, code_va, err))) {
+		free(*copy);
+		*copy = NULL;
+	}
+	return rc;
 }

@@ -39,6 +39,13 @@ const struct slot_ops *guest_slot_ops(const struct guest_arch *g);
  */
 int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint64_t code_va, struct errbuf *err);
 
+/*
+ * A malloc'ed copy of g's stub linked at code_va (guest_stub_link), for a
+ * host to write into the guest its own way; *size its length.
+ */
+int guest_stub_linked(const struct guest_arch *g, uint64_t code_va, uint8_t **copy, size_t *size,
+		      struct errbuf *err);
+
 static inline size_t guest_stub_size(const struct guest_arch *g)
 {
 	return (size_t)(g->stub_end - g->stub);

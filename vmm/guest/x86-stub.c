@@ -33,15 +33,11 @@ static int x86_find_l3(const struct x86_stub_target *tg, const struct elf_image 
 /* The stub linked at its VA, written where tg says. */
 static int x86_write_stub(const struct x86_stub_target *tg, struct errbuf *err)
 {
-	const struct guest_arch *g = guest_arch_of(IMAGE_ARCH_X86_64);
-	size_t size = guest_stub_size(g);
-	uint8_t *copy = malloc(size);
-	int rc;
+	uint8_t *copy;
+	size_t size;
+	int rc = guest_stub_linked(guest_arch_of(IMAGE_ARCH_X86_64), X86_STUB_CODE_VA, &copy, &size, err);
 
-	if (!copy)
-		return err_set(err, ENOMEM, "out of memory for the stub");
-	memcpy(copy, g->stub, size);
-	if (!(rc = guest_stub_link(g, copy, size, X86_STUB_CODE_VA, err)))
+	if (!rc)
 		rc = tg->write_code(tg->opaque, tg->code, copy, size, err);
 	free(copy);
 	return rc;

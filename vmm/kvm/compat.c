@@ -1,28 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
-#include <string.h>
-
 #include "vmm/kvm/arch.h"
 #include "vmm/kvm/compat.h"
 
-int compat_parse_mode(const char *s, enum compat_mode *mode)
+int compat_resolve(int mode)
 {
-	if (!strcmp(s, "auto"))
-		*mode = COMPAT_AUTO;
-	else if (!strcmp(s, "on"))
-		*mode = COMPAT_ON;
-	else if (!strcmp(s, "off"))
-		*mode = COMPAT_OFF;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-int compat_resolve(enum compat_mode mode)
-{
-	if (mode == COMPAT_AUTO)
-		return arch_compat_detect();
-	return mode == COMPAT_ON;
+	return mode < 0 ? arch_compat_detect() : mode != 0;
 }
 
 void compat_count(struct compat_stats *stats, unsigned assist)

@@ -473,7 +473,7 @@ int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf 
 	console_init(&hk->con, b->console_fd);
 	cfg = (struct vm_config){ .kernel_path = b->kernel, .initrd_path = b->initrd, .ncpus = b->ncpus,
 				  .mem_size = b->mem, .console = &hk->con,
-				  .compat = b->compat == HOST_AUTO ? compat_resolve(COMPAT_AUTO) : b->compat };
+				  .compat = compat_resolve(b->compat) };
 	if ((rc = hk_cmdline(hk, b, cfg.compat, err)))
 		goto fail;
 	cfg.cmdline = hk->cmdline;

@@ -133,15 +133,11 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 /* The arch's stub, linked at its VA code_va, written at gpa through the gdbstub. */
 static int hq_write_stub(struct host_qemu *hq, uint64_t gpa, uint64_t code_va, struct errbuf *err)
 {
-	const struct guest_arch *g = guest_arch_of(hq->image_arch);
-	size_t size = guest_stub_size(g);
-	uint8_t *copy = malloc(size);
-	int rc;
+	uint8_t *copy;
+	size_t size;
+	int rc = guest_stub_linked(guest_arch_of(hq->image_arch), code_va, &copy, &size, err);
 
-	if (!copy)
-		return err_set(err, ENOMEM, "out of memory for the stub");
-	memcpy(copy, g->stub, size);
-	if (!(rc = guest_stub_link(g, copy, size, code_va, err)))
+	if (!rc)
 		rc = qvm_write_code(hq->q, gpa, copy, size, err);
 	free(copy);
 	return rc;
