@@ -6,7 +6,8 @@
 # the kernel's types as a detached BTF file that pahole makes from the DWARF
 # of vmlinux) is cached by the hash of its inputs.
 #
-#   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|loongarch64]   (default x86_64)
+#   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|riscv64-nostrict|loongarch64]
+#                                                                   (default x86_64)
 #
 # x86_64 (lean.config plus the test-only SYSCALL fix, syscall-compat.patch):
 # $VMMTRACE_CACHE/lean/{bzImage,...}; x86_64-wx the same with lean-wx.config
@@ -40,10 +41,15 @@ arm64)
 riscv64)
 	frag="$guest/lean-riscv64.config" patch=
 	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64 ;;
+riscv64-nostrict)
+	# The same without STRICT_KERNEL_RWX, as embedded configurations build it:
+	# no padding below __init_begin for the stub (docs/STUB-PLACEMENT.md).
+	frag="$guest/lean-riscv64.config $guest/lean-riscv64-nostrict.config" patch=
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-nostrict ;;
 loongarch64)
 	frag="$guest/lean-loongarch64.config" patch='' src_ver=6.12 llvm=-19
 	karch=loongarch cross='' image=vmlinux target=vmlinux name=lean-loongarch64 ;;
-*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64 or loongarch64)" ;;
+*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict or loongarch64)" ;;
 esac
 jobs=${LEAN_JOBS:-$jobs}
 src_tar=/usr/src/linux-source-$src_ver.tar.xz
@@ -76,11 +82,13 @@ kmake tinyconfig
 # shellcheck disable=SC2086
 scripts/kconfig/merge_config.sh -m .config $frag >/dev/null
 kmake olddefconfig
-# merge_config drops what Kconfig refuses: report any option that did not stick.
+# merge_config drops what Kconfig refuses: report any option that did not
+# stick (of each option, what the last fragment that names it says).
 missing=0
 while IFS= read -r line; do
 	case "$line" in CONFIG_*=y) grep -qx "$line" .config || { say "option not set: $line"; missing=1; } ;; esac
-done < <(cat $frag)
+done < <(cat $frag | awk -F'[= ]' '/^CONFIG_/ { v[$1] = $0 } /^# CONFIG_.* is not set/ { v[$2] = $0 }
+	END { for (k in v) print v[k] }')
 [ "$missing" = 0 ] || die "$name kernel config incomplete"
 say "building the $name kernel ($jobs jobs)"
 start=$(date +%s)
