@@ -250,6 +250,8 @@ static int boot_end(const struct boot_opts *o, struct host *h, struct tracer *t,
 		fprintf(stderr, "vmmtrace: %s\n", msg);
 	if (o->verbose && h->ops->report)
 		h->ops->report(h, stderr);
+	/* None without a tracer: an untraced guest pays nothing for tracing (tests/kvm/hooks.sh). */
+	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
 	if (!t)
 		return status;
 	status = boot_finish_trace(t, msg, status);
@@ -266,7 +268,6 @@ static int boot_end(const struct boot_opts *o, struct host *h, struct tracer *t,
 			"kvm:msr), and under TCG the guest finds no KVM to negotiate with; its functions are traced "
 			"with --trace 'kvm_*'\n", h->name);
 	}
-	log_info("liburcu reader registrations: %lu", tracer_rcu_registrations());
 	return status;
 }
 
