@@ -34,6 +34,7 @@ LIB_OBJ       := $(LIB_SRC:%.c=$(O)/%.o)
 include guest-stub/x86_64/stub.mk
 include guest-stub/arm64/stub.mk
 include guest-stub/riscv64/stub.mk
+include guest-stub/loongarch64/stub.mk
 include tests/guest/payload/payload.mk
 LIB           := $(O)/libvmmtrace.a
 BIN           := $(O)/vmmtrace

@@ -4,7 +4,7 @@
 # where scripts/setup.sh may never have run: the Debian packages (installed
 # when we are root or have password-less sudo, otherwise named in a warning)
 # and the cached test guests (Debian's stock amd64 and arm64 kernels, the lean kernels of
-# x86_64 (also with the W+X check), arm64 and riscv64, the initramfs). Quick
+# x86_64 (also with the W+X check), arm64, riscv64 and loongarch64, the initramfs). Quick
 # when everything is there already.
 #
 # scripts/setup.sh sources this file for the package list and the steps.
@@ -38,6 +38,7 @@ TEST_PACKAGES=(
 	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/kvm/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
+	libxml2-utils chromium				# the boot chart: xmllint (tests/unit/answers.sh), headless Chromium (tests/interop/chart-chromium.sh)
 )
 # The cross tools of the slot tests and the other guests (scripts/packages-arch.txt, one a line).
 while IFS= read -r prep_line; do
@@ -106,7 +107,8 @@ prep_first_guest() {
 prep_guests() {
 	prep_first_guest
 	say "the tests' other guests: Debian's stock kernels (what users have), the lean kernel with the W+X" \
-		"check (as on hardware KVM), the arm64 and riscv64 lean kernels (the QEMU host), their initramfs"
+		"check (as on hardware KVM), the arm64, riscv64 and loongarch64 lean kernels (the QEMU host)," \
+		"their initramfs"
 	if ! "$prep_here/fetch-debian-kernel.sh"; then
 		# Stale package lists can name a kernel the mirror no longer has.
 		prep_find_root noninteractive || die "cannot fetch Debian's kernel (apt-get update as root may help)"
@@ -127,8 +129,10 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" x86_64-wx
 	"$prep_here/build-lean-kernel.sh" arm64
 	"$prep_here/build-lean-kernel.sh" riscv64
+	"$prep_here/build-lean-kernel.sh" loongarch64
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
+	"$prep_here/build-initramfs.sh" loongarch64
 }
 
 prep_main() {

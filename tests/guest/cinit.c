@@ -26,7 +26,14 @@
  * sleep 3 s each (nanosleep) at once, reports "CINIT-SLEEPERS n=<started>",
  * and waits for them with the workers: each holds one of --graph's shadow
  * stacks while it sleeps.
- * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits).
+ * With markloop=SECS there (after the workers) it runs markloop's loop
+ * (tests/guest/progs/markloop.c) on each CPU 0..CPUS-1 for SECS seconds:
+ * each iteration calls sched_get_priority_max(SCHED_FIFO) (the marker) then
+ * getpriority, "VMMTRACE-STEP mark-loop: running cpu=<cpu>" after the
+ * first 64, "MARKLOOP cpu=<cpu> iterations=<n>" at the end; a host test
+ * attaches and detaches meanwhile (tests/qemu/loongarch64-qemu.sh).
+ * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits), or
+ * with poweroff=1 there a power-off.
  */
 #include <linux/reboot.h>
 #include <linux/resource.h>
@@ -229,6 +236,37 @@ static void bench_rounds(const char *func, long floops, long rounds, const char 
 	}
 }
 
+#define MARKLOOP_SPIN 10000
+
+/* markloop's iterations on CPU cpu for secs seconds (see the header), then the child exits. */
+static void markloop(long cpu, long secs)
+{
+	unsigned long mask = 1ul << cpu, n = 0, end;
+	char line[128], *p;
+
+	rt_syscall(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask);
+	end = now_ns() + (unsigned long)secs * 1000000000ul;
+	do {
+		for (int i = 0; i < 64; i++, n++) {
+			rt_syscall(__NR_sched_get_priority_max, 1 /* SCHED_FIFO */, 0, 0);
+			rt_syscall(__NR_getpriority, PRIO_PROCESS, 0, 0);
+			/* Some user time between iterations: a trace of every marker stays tens of MB. */
+			for (volatile unsigned k = 0; k < MARKLOOP_SPIN; k++)
+				;
+		}
+		if (n == 64) {
+			p = kv(line, "VMMTRACE-STEP mark-loop: running cpu=", (unsigned long)cpu);
+			p = rt_puts(p, "\n");
+			rt_write(1, line, (unsigned long)(p - line));
+		}
+	} while (now_ns() < end);
+	p = kv(line, "MARKLOOP cpu=", (unsigned long)cpu);
+	p = kv(p, " iterations=", n);
+	p = rt_puts(p, "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+	rt_syscall(__NR_exit, 0, 0, 0);
+}
+
 /* NAME=<number> in init's environment (after argv's NULL on the stack), or 0. */
 static long env_num(long *sp, const char *name)
 {
@@ -288,6 +326,11 @@ int rt_main(long *sp)
 			worker(c, loops);
 	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
 		;
+	for (long c = 0; env_num(sp, "markloop") > 0 && c < cpus && c < 64; c++)
+		if (rt_syscall6(__NR_clone, SIGCHLD_, 0, 0, 0, 0, 0) == 0)
+			markloop(c, env_num(sp, "markloop"));
+	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
+		;
 	if (argc > 5)
 		bench_rounds(argv[3], atol_(argv[4]), atol_(argv[5]), argc > 6 ? argv[6] : "function");
 	else if (argc > 3)
@@ -299,7 +342,8 @@ int rt_main(long *sp)
 	 */
 	rt_syscall(__NR_ioctl, 1, TCSBRK_, 1);
 	rt_syscall(__NR_sync, 0, 0, 0);
-	rt_syscall4(__NR_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_RESTART, 0);
+	rt_syscall4(__NR_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
+		    env_num(sp, "poweroff") > 0 ? LINUX_REBOOT_CMD_POWER_OFF : LINUX_REBOOT_CMD_RESTART, 0);
 	for (;;)
 		rt_syscall(__NR_sched_yield, 0, 0, 0);
 }

@@ -16,9 +16,15 @@
  *  - the same on 2 vCPUs, on to driver_init (after smp_init): CPU 1's
  *    events too, the rings (128 records each on arm64, in the init data's
  *    tail) drained at their doorbells, the stop waiting for no vCPU
- *    inside the stub.
+ *    inside the stub; loongarch64 on to the guest's reboot instead, its
+ *    initramfs (tests/guest/cinit.c) run to its end: status 0.
+ * loongarch64's reference boots as vmmtrace's QEMU host boots it: QEMU 7.2
+ * gives that kernel no command line or device tree, so the test writes
+ * the same boot data through the same code (vmm/qemu/la64-boot.h) before
+ * QEMU's breakpoints are set.
  *
- *   test-qemu-trace [ARCH...]     (default: arm64, riscv64 and x86_64)
+ *   test-qemu-trace [ARCH...]     (default: arm64, riscv64 and x86_64; loongarch64 when named:
+ *                                  tests/qemu/loongarch64-qemu.sh runs it)
  */
 #include <errno.h>
 #include <libgen.h>
@@ -32,6 +38,7 @@
 #include "tests/qemu/qtest.h"
 #include "tests/unit/check.h"
 #include "vmm/image/image.h"
+#include "vmm/qemu/la64-boot.h"
 #include "vmm/qemu/qemu-vm.h"
 
 #define NFUNCS 5
@@ -40,13 +47,35 @@ static const char *const funcs[NFUNCS] = { "start_kernel", "setup_arch", "trap_i
 struct tarch {
 	const char *name, *dir, *file;
 	int image_arch;
+	/* The 2-vCPU --trace '*' goes on to the reboot with this initramfs (in the cache) and command line. */
+	const char *initrd, *cmdline;
+	int named;			/* run only when named (its arch's own test script runs it) */
 };
 
 static const struct tarch tarches[] = {
-	{ "arm64", "lean-arm64", "Image", IMAGE_ARCH_ARM64 },
-	{ "riscv64", "lean-riscv64", "Image", IMAGE_ARCH_RISCV64 },
-	{ "x86_64", "lean", "bzImage", IMAGE_ARCH_X86_64 },
+	{ "arm64", "lean-arm64", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 0 },
+	{ "riscv64", "lean-riscv64", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 0 },
+	{ "x86_64", "lean", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 0 },
+	{ "loongarch64", "lean-loongarch64", "vmlinux", IMAGE_ARCH_LOONGARCH64, "initramfs-loongarch64.cpio",
+	  "-- 100 2", 1 },
 };
+
+/* Guest memory for the reference and the traced boots (vmmtrace boot's default). */
+#define GUEST_MEM (512ULL << 20)
+
+/* loongarch64: the boot data vmmtrace's host writes (la64-boot.h), for the kernel at path. */
+static int la64_reference_boot(struct qvm *vm, const char *path, const char *cmdline, struct errbuf *err)
+{
+	struct la64_boot lb = { .mem = GUEST_MEM, .ncpus = 1, .cmdline = cmdline };
+	struct kernel_image img;
+	int rc = image_open(path, &img, err);
+
+	if (rc)
+		return rc;
+	rc = la64_boot_plan(&lb, &img.elf, err);
+	image_close(&img);
+	return rc ? rc : la64_boot_write(vm, &lb, err);
+}
 
 static char vmmtrace[600], tmpdir[64];
 
@@ -56,40 +85,45 @@ static int reference(const struct tarch *a, int *order, int *n, struct errbuf *e
 	const struct qvm_arch *qa = qvm_arch_for(a->image_arch);
 	uint64_t addr[NFUNCS], stop = qtest_sysmap(a->dir, "kernel_init"), pc = 0;
 	char kernel[640];
+	int la64 = a->image_arch == IMAGE_ARCH_LOONGARCH64;
 	struct qemu_config cfg = {
 		.binary = qa->binary, .machine = qa->machine, .cpu = qa->cpu, .bios = qa->bios, .ncpus = 1,
-		.mem_size = 512ULL << 20, .kernel = kernel, .cmdline = qa->cmdline,
-		.console_path = "/dev/null", .timeout_ms = 10000,
+		.mem_size = GUEST_MEM < qa->min_mem ? qa->min_mem : GUEST_MEM, .kernel = kernel,
+		.cmdline = la64 ? NULL : qa->cmdline, .console_path = "/dev/null", .timeout_ms = 10000,
 	};
 	struct gdb_stop st;
-	struct qemu q;
+	struct qvm vm;
 	int rc;
 
 	snprintf(kernel, sizeof(kernel), "%s/%s/%s", qtest_cache_dir(), a->dir, a->file);
 	for (int i = 0; i < NFUNCS; i++)
 		if (!(addr[i] = qtest_sysmap(a->dir, funcs[i])))
 			return err_set(err, ENOENT, "%s is not in the System.map", funcs[i]);
-	if (!stop || (rc = qemu_start(&q, &cfg, err)))
+	if (!stop || (rc = qvm_open(&vm, &cfg, qa, err)))
 		return stop ? rc : err_set(err, ENOENT, "kernel_init is not in the System.map");
+	if (la64 && (rc = la64_reference_boot(&vm, kernel, qa->cmdline, err))) {
+		qvm_close(&vm);
+		return rc;
+	}
 	*n = 0;
 	for (int i = 0; !rc && i < NFUNCS; i++)
-		rc = gdb_set_break(&q.gdb, 0, addr[i], qa->bp_kind, err);
+		rc = gdb_set_break(&vm.q.gdb, 0, addr[i], qa->bp_kind, err);
 	if (!rc)
-		rc = gdb_set_break(&q.gdb, 0, stop, qa->bp_kind, err);
-	while (!rc && !(rc = qtest_run_to(&q, qa->pc_off, &pc, err)) && pc != stop && *n < 64) {
+		rc = gdb_set_break(&vm.q.gdb, 0, stop, qa->bp_kind, err);
+	while (!rc && !(rc = qtest_run_to(&vm.q, qa->pc_off, &pc, err)) && pc != stop && *n < 64) {
 		for (int i = 0; i < NFUNCS; i++)
 			if (pc == addr[i])
 				order[(*n)++] = i;
 		/* Past the breakpoint: lift it, one step, put it back. */
-		rc = gdb_clear_break(&q.gdb, 0, pc, qa->bp_kind, err);
+		rc = gdb_clear_break(&vm.q.gdb, 0, pc, qa->bp_kind, err);
 		if (!rc)
-			rc = gdb_send(&q.gdb, "s", err);
+			rc = gdb_send(&vm.q.gdb, "s", err);
 		if (!rc)
-			rc = gdb_wait_stop(&q.gdb, 10000, &st, err);
+			rc = gdb_wait_stop(&vm.q.gdb, 10000, &st, err);
 		if (!rc)
-			rc = gdb_set_break(&q.gdb, 0, pc, qa->bp_kind, err);
+			rc = gdb_set_break(&vm.q.gdb, 0, pc, qa->bp_kind, err);
 	}
-	qemu_stop(&q);
+	qvm_close(&vm);
 	return rc;
 }
 
@@ -247,13 +281,25 @@ static void test_arch(const struct tarch *a)
 	      "%s: the summary: 5 events, 3 before ftrace_init (start_kernel, setup_arch, trap_init), none dropped "
 	      "(%llu, %llu, %llu)", a->name, events, before, dropped);
 	for (int c = 1; c <= 2; c++) {
+		/* With an initramfs: on to the guest's reboot, its /init run to its end. */
+		int to_end = c == 2 && a->initrd;
+		char initrd[640];
+
 		snprintf(cpus, sizeof(cpus), "%d", c);
 		snprintf(out, sizeof(out), "%s/%s-all%d.txt", tmpdir, a->name, c);
 		snprintf(err, sizeof(err), "%s/%s-all%d.err", tmpdir, a->name, c);
-		const char *all[] = { "--host", "qemu", image, "--cpus", cpus, "--trace", "*", "--stop-at",
-				      c == 1 ? "kernel_init" : "driver_init", "-o", out, NULL };
+		snprintf(initrd, sizeof(initrd), "%s/%s", qtest_cache_dir(), a->initrd ? a->initrd : "");
+		const char *all[] = { "--host", "qemu", image, "--cpus", cpus, "--trace", "*", "-o", out, "--stop-at",
+				      c == 1 ? "kernel_init" : "driver_init", NULL, NULL, NULL, NULL, NULL };
+		if (to_end) {
+			all[9] = "--initrd";
+			all[10] = initrd;
+			all[11] = "--cmdline";
+			all[12] = a->cmdline;
+		}
 		rc = run(all, "/dev/null", err);
-		CHECK(rc == 0, "%s, %d vCPU(s): --trace '*' to %s: status 0 (got %d)", a->name, c, all[8], rc);
+		CHECK(rc == 0, "%s, %d vCPU(s): --trace '*' to %s: status 0 (got %d)", a->name, c,
+		      to_end ? "the guest's reboot" : all[10], rc);
 		CHECK(!parse(out, &ev) && ev.n > 10000 && same_order(&ev, order, n),
 		      "%s, %d vCPU(s): the five appear among %zu events in the reference's first-hit order", a->name, c, ev.n);
 		CHECK(summary(err, &events, &before, &dropped) && events == ev.n && dropped == 0,
@@ -280,7 +326,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < sizeof(tarches) / sizeof(tarches[0]); i++) {
 		char image[640];
 
-		if (!qtest_wanted(argc, argv, tarches[i].name))
+		if (!qtest_wanted(argc, argv, tarches[i].name) || (argc == 1 && tarches[i].named))
 			continue;
 		snprintf(image, sizeof(image), "%s/%s/%s", qtest_cache_dir(), tarches[i].dir, tarches[i].file);
 		if (access(image, R_OK) || access(vmmtrace, X_OK)) {

@@ -143,10 +143,37 @@ static void check_compare(void)
 	symtab_destroy(&got);
 }
 
+/* An end marker at a function's address names the address last (loongarch64: kernel_entry_end, rest_init). */
+static void check_end_marker(void)
+{
+	struct symtab t;
+	const struct symbol *s;
+	uint64_t off;
+
+	symtab_init(&t);
+	add(&t, 0x1000, 'T', "kernel_entry");
+	add(&t, 0x1138, 'T', "kernel_entry_end");
+	add(&t, 0x1138, 't', "rest_init");
+	add(&t, 0x1208, 't', "kernel_init");
+	add(&t, 0x2000, 'T', "_etext_end");
+	CHECK(symtab_finish(&t) == 0, "end markers: finish");
+	s = symtab_find_addr(&t, 0x1138, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "rest_init") && off == 0,
+	      "an address with a function and an end marker is the function's (%s)", s ? symtab_name(&t, s) : "none");
+	s = symtab_find_addr(&t, 0x1140, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "rest_init") && off == 8, "inside it too");
+	s = symtab_find_name(&t, "kernel_entry_end");
+	CHECK(s && s->addr == 0x1138, "the marker keeps its name and address");
+	s = symtab_find_addr(&t, 0x2000, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "_etext_end"), "a marker alone still names its address");
+	symtab_destroy(&t);
+}
+
 int main(void)
 {
 	check_small_table();
 	check_many();
 	check_compare();
+	check_end_marker();
 	return check_exit();
 }

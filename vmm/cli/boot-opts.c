@@ -26,7 +26,7 @@ static const char boot_usage[] =
 	"  --cmdline-replace STR  STR instead of the default command line\n"
 	"  --cpus N               vCPUs, 1 to 8 (default 1)\n"
 	"  --mem SIZE             guest memory: 512M (default), 2G; a plain number is MiB\n"
-	"  --arch ARCH            x86_64, arm64 or riscv64: checked against the kernel's\n"
+	"  --arch ARCH            x86_64, arm64, riscv64 or loongarch64: the kernel's\n"
 	"  --console FILE         the guest's console to FILE (default stdout; stderr if tracing to it)\n"
 	"tracing:\n"
 	"  --trace GLOB           trace the functions matching GLOB (ftrace globs; repeatable)\n"

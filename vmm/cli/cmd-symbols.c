@@ -359,6 +359,7 @@ static const enum slot_arch symbols_slot_arch[] = {
 	[IMAGE_ARCH_X86_64] = SLOT_ARCH_X86_64,
 	[IMAGE_ARCH_ARM64] = SLOT_ARCH_ARM64,
 	[IMAGE_ARCH_RISCV64] = SLOT_ARCH_RISCV64,
+	[IMAGE_ARCH_LOONGARCH64] = SLOT_ARCH_LOONGARCH64,
 };
 
 static int symbols_run(struct symbols_opts *o, struct symbols_run *run)

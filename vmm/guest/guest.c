@@ -12,8 +12,13 @@
 extern const uint8_t vt_stub_blob_x86_64[], vt_stub_blob_x86_64_end[];
 extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
 extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
+extern const uint8_t vt_stub_blob_loongarch64[], vt_stub_blob_loongarch64_end[];
 
-/* THREAD_SIZE is 16 KiB without KASAN on all three (arch/<arch>/include/asm/thread_info.h, page_64_types.h). */
+/*
+ * THREAD_SIZE is 16 KiB without KASAN on all four (arch/<arch>/include/asm/thread_info.h,
+ * page_64_types.h; loongarch64: SZ_16K whatever the page size). loongarch64's stub reads
+ * the constant timer (rdtime.d), the counter Linux's sched_clock uses there.
+ */
 static const struct guest_arch guest_arches[] = {
 	[IMAGE_ARCH_X86_64] = { "x86_64", SLOT_ARCH_X86_64, vt_stub_blob_x86_64, vt_stub_blob_x86_64_end,
 				"TSC", 16u << 10 },
@@ -21,6 +26,8 @@ static const struct guest_arch guest_arches[] = {
 			       "CNTVCT", 16u << 10 },
 	[IMAGE_ARCH_RISCV64] = { "riscv64", SLOT_ARCH_RISCV64, vt_stub_blob_riscv64, vt_stub_blob_riscv64_end,
 				 "time", 16u << 10 },
+	[IMAGE_ARCH_LOONGARCH64] = { "loongarch64", SLOT_ARCH_LOONGARCH64, vt_stub_blob_loongarch64,
+				     vt_stub_blob_loongarch64_end, "rdtime", 16u << 10 },
 };
 
 const struct guest_arch *guest_arch_of(int image_arch)

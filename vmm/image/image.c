@@ -2,7 +2,7 @@
 /*
  * Kernel files: an x86_64 bzImage (boot sector + setup + compressed vmlinux
  * payload, Documentation/arch/x86/boot.rst), a plain ELF vmlinux (x86_64,
- * arm64, riscv64), or a raw arm64/riscv64 Image, plain or gzip'ed
+ * arm64, riscv64, loongarch64), or a raw arm64/riscv64 Image, plain or gzip'ed
  * (image-raw.c). Payloads are decompressed here so the guest's own
  * decompressor never runs.
  */
@@ -112,9 +112,13 @@ static int image_open_bzimage(struct kernel_image *img, struct errbuf *err)
 	return 0;
 }
 
+/* LoongArch's e_machine (glibc's <elf.h> names it EM_LOONGARCH from 2.35 on). */
+#define IMAGE_EM_LOONGARCH 258
+
 /*
- * e_machine of a plain vmlinux: arm64 and riscv64 ones are read as such;
- * anything else is checked as x86_64, which names what it is instead.
+ * e_machine of a plain vmlinux: arm64, riscv64 and loongarch64 ones are
+ * read as such; anything else is checked as x86_64, which names what it
+ * is instead.
  */
 static uint16_t vmlinux_machine(const uint8_t *d, size_t size)
 {
@@ -123,7 +127,7 @@ static uint16_t vmlinux_machine(const uint8_t *d, size_t size)
 	if (size < sizeof(Elf64_Ehdr) || d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB)
 		return EM_X86_64;
 	m = (uint16_t)(d[18] | d[19] << 8);	/* e_machine */
-	return m == EM_AARCH64 || m == EM_RISCV ? m : EM_X86_64;
+	return m == EM_AARCH64 || m == EM_RISCV || m == IMAGE_EM_LOONGARCH ? m : EM_X86_64;
 }
 
 static int image_open_elf(struct kernel_image *img, struct errbuf *err)
@@ -134,7 +138,7 @@ static int image_open_elf(struct kernel_image *img, struct errbuf *err)
 	if (rc)
 		return image_err_prefix(err, rc, img->path, img->is_bzimage ? "payload: " : "");
 	img->arch = m == EM_AARCH64 ? IMAGE_ARCH_ARM64 : m == EM_RISCV ? IMAGE_ARCH_RISCV64
-					: IMAGE_ARCH_X86_64;
+		    : m == IMAGE_EM_LOONGARCH ? IMAGE_ARCH_LOONGARCH64 : IMAGE_ARCH_X86_64;
 	return 0;
 }
 
@@ -224,6 +228,7 @@ const char *image_arch_name(enum image_arch arch)
 	case IMAGE_ARCH_X86_64: return "x86_64";
 	case IMAGE_ARCH_ARM64: return "arm64";
 	case IMAGE_ARCH_RISCV64: return "riscv64";
+	case IMAGE_ARCH_LOONGARCH64: return "loongarch64";
 	}
 	return "unknown";
 }
@@ -232,7 +237,7 @@ int image_require_arch(const struct kernel_image *img, enum image_arch arch, str
 {
 	static const uint16_t machine[] = {
 		[IMAGE_ARCH_X86_64] = EM_X86_64, [IMAGE_ARCH_ARM64] = EM_AARCH64,
-		[IMAGE_ARCH_RISCV64] = EM_RISCV,
+		[IMAGE_ARCH_RISCV64] = EM_RISCV, [IMAGE_ARCH_LOONGARCH64] = IMAGE_EM_LOONGARCH,
 	};
 
 	if (img->arch == arch)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A kernel image as given by the user: an x86_64 bzImage (setup + compressed
- * ELF payload), a plain ELF vmlinux (x86_64, arm64 or riscv64), or a raw
+ * ELF payload), a plain ELF vmlinux (x86_64, arm64, riscv64 or loongarch64), or a raw
  * arm64/riscv64 `Image`, plain or gzip'ed. Opening it yields a vmlinux ELF:
  * for a raw Image, a synthetic one around its bytes (image-raw.c).
  */
@@ -19,6 +19,7 @@ enum image_arch {
 	IMAGE_ARCH_X86_64,
 	IMAGE_ARCH_ARM64,
 	IMAGE_ARCH_RISCV64,
+	IMAGE_ARCH_LOONGARCH64,
 };
 
 struct kernel_image {
@@ -73,7 +74,7 @@ int image_open_buffer(const char *name, uint8_t *data, size_t size,
 		      struct kernel_image *img, struct errbuf *err);
 void image_close(struct kernel_image *img);
 
-/* "x86_64", "arm64", "riscv64". */
+/* "x86_64", "arm64", "riscv64", "loongarch64". */
 const char *image_arch_name(enum image_arch arch);
 
 /*

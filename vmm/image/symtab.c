@@ -220,6 +220,44 @@ static int symtab_build_buckets(struct symtab *tab)
 	return 0;
 }
 
+/* A label where something before it ends ("kernel_entry_end"): it names no function that starts there. */
+static int end_marker(const struct symtab *tab, const struct symbol *s)
+{
+	const char *name = tab->names + s->name;
+	size_t n = strlen(name);
+
+	return n > 4 && !strcmp(name + n - 4, "_end");
+}
+
+/*
+ * Among the symbols at one address, an end marker goes after the others
+ * (stable otherwise): symtab_find_addr() names an address by the first, and
+ * on loongarch64 head.S's kernel_entry_end, which kallsyms lists first,
+ * sits at rest_init's first instruction. The kernel's kallsyms prefers
+ * names without a leading underscore only, so __*_text_end markers already
+ * come after the function they alias.
+ */
+static void symtab_order_aliases(struct symtab *tab)
+{
+	for (size_t i = 0, j; i < tab->count; i = j) {
+		size_t markers = 0;
+
+		for (j = i; j < tab->count && tab->syms[j].addr == tab->syms[i].addr; j++)
+			markers += end_marker(tab, &tab->syms[j]);
+		if (j - i < 2 || !markers || markers == j - i)
+			continue;
+		/* Few aliases (two or three): bubble each marker past the non-markers after it. */
+		for (size_t k = j - 1; k > i; k--)
+			for (size_t m = i; m < k; m++)
+				if (end_marker(tab, &tab->syms[m]) && !end_marker(tab, &tab->syms[m + 1])) {
+					struct symbol t = tab->syms[m];
+
+					tab->syms[m] = tab->syms[m + 1];
+					tab->syms[m + 1] = t;
+				}
+	}
+}
+
 int symtab_finish(struct symtab *tab)
 {
 	int rc;
@@ -227,6 +265,8 @@ int symtab_finish(struct symtab *tab)
 	if (tab->finished)
 		return 0;
 	rc = symtab_sort(tab);
+	if (!rc)
+		symtab_order_aliases(tab);
 	if (!rc)
 		rc = symtab_build_hash(tab);
 	if (!rc)

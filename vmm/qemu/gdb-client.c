@@ -598,3 +598,24 @@ int gdb_read_reg(struct gdb *g, unsigned regno, uint8_t *buf, size_t cap, size_t
 	rc = gdb_request(g, cmd, err);
 	return rc ? rc : hex_reply(g, cmd, buf, cap, len, err);
 }
+
+int gdb_write_reg(struct gdb *g, unsigned regno, const void *buf, size_t len, struct errbuf *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	char cmd[32 + 2 * 64];
+	const uint8_t *p = buf;
+	int off, rc;
+
+	if (len > 64)
+		return err_set(err, EINVAL, "gdbstub: a register of %zu bytes", len);
+	off = snprintf(cmd, 32, "P%x=", regno);
+	for (size_t i = 0; i < len; i++) {
+		cmd[off + 2 * i] = hex[p[i] >> 4];
+		cmd[off + 2 * i + 1] = hex[p[i] & 15];
+	}
+	cmd[off + 2 * len] = 0;
+	if ((rc = gdb_request(g, cmd, err)))
+		return rc;
+	cmd[off] = 0;
+	return expect_ok(g, cmd, err);
+}

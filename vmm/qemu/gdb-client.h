@@ -81,6 +81,13 @@ int gdb_read_reg(struct gdb *g, unsigned regno, uint8_t *buf, size_t cap, size_t
 		 struct errbuf *err);
 
 /*
+ * Writes one register of the selected thread ("P"): its raw bytes. QEMU 7.2
+ * answers P (and p) only once the client has read its target.xml
+ * (gdb_has_xml): read it first with qXfer:features:read.
+ */
+int gdb_write_reg(struct gdb *g, unsigned regno, const void *buf, size_t len, struct errbuf *err);
+
+/*
  * Pure helpers (unit-tested): the checksum of a payload; frames cmd into
  * out ("$cmd#cs", escaping '$', '#', '}' and '*'); decodes one packet's
  * payload (escapes and run-length encoding) into out. Each returns the

@@ -3,7 +3,9 @@
  * The QEMU host's own boot (host_qemu_create) and the guest's life under
  * it: the command line (nokaslr for a traced kernel, x86_64's memmap=),
  * the room the stub's data takes (arm64 and riscv64: a region the device
- * tree reserves; x86_64: RAM memmap= keeps), QEMU started with its serial
+ * tree reserves; x86_64: RAM memmap= keeps; loongarch64: a region of the
+ * device tree the host writes with the rest of its boot data,
+ * la64-boot.h), QEMU started with its serial
  * port on a socket the console reads, an x86_64 bzImage run to its
  * kernel's entry, and then the run loop (host_qemu_step) until the guest
  * ends, with vmmtrace's signals read through a signalfd between steps.
@@ -24,6 +26,7 @@
 #include "vmm/image/image.h"
 #include "vmm/qemu/devtree.h"
 #include "vmm/qemu/host-qemu-int.h"
+#include "vmm/qemu/la64-boot.h"
 #include "vmm/util/log.h"
 
 /* x86_64: how long the bzImage's decompressor may take under TCG. */
@@ -235,8 +238,11 @@ static int region_x86(struct host_qemu *hq, const struct host_boot *b, char *mem
 /* The kernel's first bytes as QEMU loads them: how the host finds the image in RAM. */
 static int kernel_head(const struct host_boot *b, uint8_t *head, size_t len, struct errbuf *err)
 {
-	if (b->img->arch == IMAGE_ARCH_X86_64) {
-		/* What the decompressor wrote: the first bytes of the vmlinux's lowest segment. */
+	if (!b->img->is_raw) {
+		/*
+		 * x86_64: what the decompressor wrote; loongarch64: what QEMU's
+		 * ELF loader wrote. The first bytes of the vmlinux's lowest segment.
+		 */
 		const struct elf_image *elf = &b->img->elf;
 		const uint8_t *first = NULL;
 		uint64_t low = UINT64_MAX;
@@ -267,8 +273,12 @@ static int hq_cmdline(struct host_qemu *hq, const struct host_boot *b, const str
 	 * the rings are placed by them. arm64 randomises its base from the
 	 * device tree's kaslr-seed or, on QEMU's -cpu max, from RNDR, and
 	 * x86_64's decompressor from RDRAND and the TSC, unless told nokaslr.
+	 * riscv64 and loongarch64 kernels that vmmtrace boots do not move
+	 * (loongarch64: QEMU's ELF boot; a word the kernel does not know would
+	 * reach init's arguments).
 	 */
-	int nokaslr = b->traced && b->img->arch != IMAGE_ARCH_RISCV64 && !cmdline_has(base, b->cmdline_extra, "nokaslr");
+	int nokaslr = b->traced && b->img->arch != IMAGE_ARCH_RISCV64 && b->img->arch != IMAGE_ARCH_LOONGARCH64 &&
+		      !cmdline_has(base, b->cmdline_extra, "nokaslr");
 
 	if (asprintf(&hq->cmdline, "%s%s%s%s", base, b->cmdline_extra, nokaslr ? " nokaslr" : "", memmap) < 0) {
 		hq->cmdline = NULL;
@@ -300,12 +310,14 @@ static int signals_fd(void)
 static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbuf *err)
 {
 	const struct qvm_arch *arch = qvm_arch_for(b->img->arch);
+	int la64 = b->img->arch == IMAGE_ARCH_LOONGARCH64;
 	char memmap[80] = "", dtb[64] = "";
 	struct qemu_config cfg = {
 		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
 		.ncpus = b->ncpus, .mem_size = b->mem, .kernel = b->kernel, .initrd = b->initrd,
 		.console_socket = 1, .timeout_ms = 10000,
 	};
+	struct la64_boot lb = { 0 };
 	int consock[2], rc;
 
 	if (b->traced && b->img->arch == IMAGE_ARCH_X86_64 && (rc = region_x86(hq, b, memmap, sizeof(memmap), err)))
@@ -313,7 +325,26 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	if (hq_cmdline(hq, b, arch, memmap))
 		return err_set(err, ENOMEM, "out of memory for the command line");
 	cfg.cmdline = hq->cmdline;
-	if (b->traced && b->img->arch != IMAGE_ARCH_X86_64 && (rc = region_dtb(hq, b, &cfg, dtb, sizeof(dtb), err)))
+	if (la64) {
+		/*
+		 * QEMU's board takes no less than 1 GiB and gives the kernel
+		 * nothing: the host writes the boot data (la64-boot.h), with
+		 * the memory the device tree says, and the stub data's region.
+		 */
+		lb = (struct la64_boot){ .mem = b->mem, .ncpus = b->ncpus, .cmdline = hq->cmdline,
+					 .initrd = b->initrd_data, .initrd_size = b->initrd ? b->initrd_size : 0,
+					 .region_size = b->traced ? b->stub_bytes : 0 };
+		if ((rc = la64_boot_plan(&lb, &b->img->elf, err)))
+			return rc;
+		hq->area_pa = lb.region_pa;
+		hq->area_size = lb.region_size;
+		cfg.cmdline = NULL;
+		cfg.initrd = NULL;
+		if (cfg.mem_size < arch->min_mem)
+			cfg.mem_size = arch->min_mem;
+	}
+	if (b->traced && !la64 && b->img->arch != IMAGE_ARCH_X86_64 &&
+	    (rc = region_dtb(hq, b, &cfg, dtb, sizeof(dtb), err)))
 		return rc;
 	/* The console both ways: QEMU's serial port is the socket's other end. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, consock)) {
@@ -332,6 +363,8 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	hq->h.child = hq->qh.q.pid;
 	hq->con_fd = consock[0];
 	fcntl(hq->con_fd, F_SETFL, O_NONBLOCK);
+	if (la64 && (rc = la64_boot_write(hq->q, &lb, err)))
+		goto out;
 	if ((errno = pthread_create(&hq->con_thread, NULL, console_reader, hq))) {
 		rc = err_set(err, errno, "cannot start the console's thread: %s", strerror(errno));
 		goto out;
@@ -340,6 +373,14 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	if (b->verbose)
 		log_info("host qemu: %s -M %s, %u vCPU(s), %llu MiB; command line: %s", arch->binary, arch->machine,
 			 b->ncpus, (unsigned long long)(b->mem >> 20), hq->cmdline);
+	if (la64 && b->verbose)
+		log_info("host qemu: loongarch64 boot data written: EFI system table %#llx, command line %#llx, device "
+			 "tree %#llx%s (QEMU -m %lluM, the guest told %lluM), kernel to %#llx, stub data region %#llx+%#llx, "
+			 "initrd %#llx+%#zx", (unsigned long long)LA64_SYSTAB_PA, (unsigned long long)LA64_CMDLINE_PA,
+			 (unsigned long long)LA64_FDT_PA, b->ncpus > 1 ? ", CPUs 1.. parked at 0x30000" : "",
+			 (unsigned long long)(cfg.mem_size >> 20), (unsigned long long)(b->mem >> 20),
+			 (unsigned long long)lb.kernel_end, (unsigned long long)lb.region_pa,
+			 (unsigned long long)lb.region_size, (unsigned long long)lb.initrd_pa, lb.initrd_size);
 out:
 	if (dtb[0])
 		unlink(dtb);	/* QEMU has read it */
@@ -368,7 +409,7 @@ int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf
 		return err_set(err, EOPNOTSUPP, "%s: no QEMU host for %s kernels", b->kernel, image_arch_name(b->img->arch));
 	if (!host_qemu_loads(b->img))
 		return err_set(err, ENOEXEC, "%s: --host qemu boots an x86_64 bzImage or an arm64 or riscv64 Image, not "
-			       "an ELF vmlinux or a compressed Image", b->kernel);
+			       "an ELF vmlinux or a compressed Image (an ELF vmlinux for loongarch64 only)", b->kernel);
 	if (b->ncpus > QVM_MAX_CPUS)
 		return err_set(err, EINVAL, "--cpus %u: the QEMU host runs at most %d vCPUs", b->ncpus, QVM_MAX_CPUS);
 	if (b->mem % (1ULL << 20))

@@ -21,8 +21,9 @@
  * ring header the stub holds at its doorbell), and the rate of the counter
  * the stub reads. QEMU 7.2's arm64 generic timer counts at 62.5 MHz
  * (GTIMER_SCALE, 16 ns); its riscv64 virt machine's timebase is 10 MHz
- * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ); an x86 guest's TSC is the host's
- * (measured). x86_64 places its stub in a region of its own
+ * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ); loongarch64's constant timer
+ * 100 MHz (TIMER_PERIOD, 10 ns: target/loongarch/constant_timer.c); an
+ * x86 guest's TSC is the host's (measured). x86_64 places its stub in a region of its own
  * (host-qemu-x86.c), not in the image's padding: no code_end.
  */
 struct qguest {

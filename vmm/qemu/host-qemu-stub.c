@@ -15,6 +15,7 @@
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
 #include "vmm/qemu/host-qemu-int.h"
+#include "vmm/qemu/la64-boot.h"
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
 
@@ -25,6 +26,9 @@ const struct qguest host_qemu_guests[] = {
 			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
 				 NULL, NULL, 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
+	/* The stub in the low 2 MiB, its data in the region the device tree reserves (hq_la64_install). */
+	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, 3 * 8, 1 * 8, 24 * 8, 100000,
+				     SLOT_ARCH_LOONGARCH64 },
 };
 
 static uint64_t hq_sym(const struct symtab *syms, const char *name)
@@ -105,6 +109,11 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 
 	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
 		return host_qemu_x86_room(hq_of(h), bytes, err);
+	if (hq_of(h)->image_arch == IMAGE_ARCH_LOONGARCH64) {
+		*bytes = hq_of(h)->area_size;
+		return *bytes ? 0 : err_set(err, ENOENT, "the loongarch64 guest was booted without a region for the "
+					     "stub's data");
+	}
 	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
 	if (!rc)
 		*bytes = data_end - data;
@@ -143,6 +152,51 @@ static int hq_write_stub(struct host_qemu *hq, uint64_t gpa, uint64_t code_va, s
 	return rc;
 }
 
+/*
+ * loongarch64 (docs/STUB-PLACEMENT.md): the stub in the low 2 MiB of RAM,
+ * which Linux reserves for ever (memblock_init) and which every slot of a
+ * kernel smaller than 126 MiB reaches with bl (±128 MiB: the image starts
+ * at 2 MiB); its rings and shadow stacks in the region the device tree
+ * this host wrote reserves (la64-boot.h). The kernel reaches both through
+ * its direct-mapped window DMW1 (VA = 0x9000... | PA), RWX at PLV0 from
+ * kernel_entry on, with no page table and no permission any boot phase
+ * changes: nothing moves at the hand-over, and no padding of the image is
+ * needed.
+ */
+static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint64_t data_size,
+			   struct stub_region *r, struct errbuf *err)
+{
+	size_t size = guest_stub_size(guest_arch_of(hq->image_arch));
+	uint64_t code_va = LA64_DMW1 | LA64_STUB_PA, data_va = LA64_DMW1 | hq->area_pa;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (size <= VT_CFG_SIZE || size > LA64_STUB_ROOM)
+		return err_set(err, EINVAL, "the embedded loongarch64 stub is %zu bytes", size);
+	if (!hq->area_size)
+		return err_set(err, ENOENT, "the loongarch64 guest was booted without a region for the stub's data");
+	if (data_size > hq->area_size)
+		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the region has %llu",
+			       (unsigned long long)data_size, (unsigned long long)hq->area_size);
+	r->code = qvm_gpa_ptr(hq->q, LA64_STUB_PA, size);
+	r->data = qvm_gpa_ptr(hq->q, hq->area_pa, data_size);
+	if (!r->code || !r->data)
+		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
+	if ((rc = hq_write_stub(hq, LA64_STUB_PA, code_va, err)))
+		return rc;
+	memset(r->data, 0, data_size);
+	/* The tracer's guest-physical addresses are the image's (hq_real): the same places in its terms. */
+	r->code_va = code_va;
+	r->code_gpa = r->gpa = (uint64_t)((int64_t)(LA64_STUB_PA - hq->q->arch.ram_gpa) - hq->bias);
+	r->code_size = size;
+	r->data_va = data_va;
+	r->data_size = data_size;
+	log_info("qemu: the stub at %#llx (%zu bytes), its rings and shadow stacks at %#llx (%llu of the %llu bytes "
+		 "the device tree reserves)", (unsigned long long)code_va, size, (unsigned long long)data_va,
+		 (unsigned long long)data_size, (unsigned long long)hq->area_size);
+	return hq_stub_finish(hq, syms, r, 0, err);
+}
+
 int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
@@ -153,6 +207,8 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 
 	if (hq->image_arch == IMAGE_ARCH_X86_64)
 		return hq_stub_finish(hq, syms, r, host_qemu_x86_install(hq, elf, syms, data_size, r, err), err);
+	if (hq->image_arch == IMAGE_ARCH_LOONGARCH64)
+		return hq_la64_install(hq, syms, data_size, r, err);
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);

@@ -371,7 +371,8 @@ static const struct host_ops host_qemu_ops = {
 
 int host_qemu_loads(const struct kernel_image *img)
 {
-	return img->is_bzimage || (img->is_raw && img->codec == CODEC_NONE);
+	return img->is_bzimage || (img->is_raw && img->codec == CODEC_NONE) ||
+	       (img->arch == IMAGE_ARCH_LOONGARCH64 && !img->is_raw && img->codec == CODEC_NONE);
 }
 
 int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image *elf,
@@ -380,9 +381,10 @@ int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image 
 	struct qvm *q = hq->q;
 	uint64_t off = 0, first = UINT64_MAX;
 
-	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64)
-		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64 and riscv64 kernels, "
-			       "not %s", image_arch_name(image_arch));
+	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64 &&
+	    image_arch != IMAGE_ARCH_LOONGARCH64)
+		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64, riscv64 and loongarch64 "
+			       "kernels, not %s", image_arch_name(image_arch));
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
 		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < first)
 			first = elf->phdr[i].p_paddr;

@@ -18,7 +18,10 @@
  * where they cannot move and that tail is not larger, in
  * [init_pg_end, _end); riscv64 the 8 KiB below __init_begin with rings in
  * [_end, ALIGN(_end, 2M)). x86_64's stub has a region of its own in RAM
- * memmap= keeps (host-qemu-x86.c).
+ * memmap= keeps (host-qemu-x86.c). loongarch64's stub lives in the low
+ * 2 MiB Linux always reserves, its rings in a region the device tree the
+ * host writes reserves (la64-boot.h), both in the kernel's direct-mapped
+ * window in every phase.
  */
 #ifndef VMM_QEMU_HOST_QEMU_H
 #define VMM_QEMU_HOST_QEMU_H
@@ -105,7 +108,8 @@ struct host_qemu {
 	/*
 	 * arm64: a region of RAM the device tree reserves (but leaves in the
 	 * linear map) for the rings from the hand-over on (area_size 0: none;
-	 * set by the caller, which made the tree), and what places it in the
+	 * set by the caller, which made the tree; loongarch64: the rings'
+	 * only place, from the first call), and what places it in the
 	 * linear map: memstart_addr's location, and VA_BITS from _text.
 	 */
 	uint64_t area_pa, area_size;
@@ -129,7 +133,7 @@ struct host_qemu {
  * once. *out is freed by its destroy operation.
  */
 int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf *err);
-/* Whether QEMU's own loaders take the kernel: an x86_64 bzImage, a plain arm64 or riscv64 Image. */
+/* Whether QEMU's own loaders take the kernel: an x86_64 bzImage, a plain arm64 or riscv64 Image, a loongarch64 ELF vmlinux. */
 int host_qemu_loads(const struct kernel_image *img);
 
 /*

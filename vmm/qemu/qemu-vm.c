@@ -19,10 +19,13 @@
 /*
  * What each guest runs on: QEMU's machine and CPU, where RAM starts, where
  * the PC sits in a 'g' reply (x86_64: rax..r15, then rip; arm64: x0..x30,
- * sp, then pc; riscv64: x0..x31, then pc), the breakpoint kind, and a
- * command line with the console on the machine's first UART and no
- * randomisation (vmmtrace owns the device tree and the command line: arm64
- * randomises its base from CPU entropy unless told nokaslr).
+ * sp, then pc; riscv64: x0..x31, then pc; loongarch64: r0..r31, orig_a0,
+ * then pc), the breakpoint kind, and a command line with the console on
+ * the machine's first UART and no randomisation (vmmtrace owns the device
+ * tree and the command line: arm64 randomises its base from CPU entropy
+ * unless told nokaslr). QEMU 7.2's loongarch64 virt board wants at least
+ * 1 GiB and puts RAM's first 256 MiB at 0, the rest at 0x90000000
+ * (hw/loongarch/virt.c); its kernel needs no firmware (docs/LOONGARCH64.md).
  */
 static const struct qvm_arch qvm_arches[] = {
 	[IMAGE_ARCH_X86_64] = { 0, 16 * 8, 1, "qemu-system-x86_64", "pc", NULL, NULL,
@@ -31,6 +34,9 @@ static const struct qvm_arch qvm_arches[] = {
 			       "console=ttyAMA0 nokaslr panic=-1", IMAGE_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { 0x80000000, 32 * 8, 2, "qemu-system-riscv64", "virt", NULL, "default",
 				 "console=ttyS0 panic=-1", IMAGE_ARCH_RISCV64 },
+	[IMAGE_ARCH_LOONGARCH64] = { 0, 33 * 8, 4, "qemu-system-loongarch64", "virt", "la464", NULL,
+				     "console=ttyS0,115200 panic=-1", IMAGE_ARCH_LOONGARCH64,
+				     256ULL << 20, 0x90000000ULL, 1ULL << 30 },
 };
 
 const struct qvm_arch *qvm_arch_for(int image_arch)
@@ -59,7 +65,7 @@ int qvm_open(struct qvm *h, const struct qemu_config *cfg, const struct qvm_arch
 	memset(h, 0, offsetof(struct qvm, arch));
 	h->arch = *arch;
 	h->ncpus = 0;
-	h->running = h->phys_mode = h->exited = 0;
+	h->running = h->phys_mode = h->exited = h->has_xml = 0;
 	if ((rc = qemu_start(&h->q, cfg, err)))
 		return rc;
 	if ((rc = gdb_threads(&h->q.gdb, ids, GDB_MAX_THREADS, &n, err)))
@@ -238,7 +244,7 @@ static void dump_add(char *buf, size_t len, size_t *at, const char *fmt, ...)
  * QEMU's 'g' layouts (its gdb-xml descriptions): x86_64 rax, rbx, rcx,
  * rdx, rsi, rdi, rbp, rsp, r8..r15, rip (8 bytes each), eflags and the
  * segment selectors (4 bytes each); arm64 x0..x30, sp, pc (8 bytes), then
- * cpsr (4); riscv64 x0..x31, then pc.
+ * cpsr (4); riscv64 x0..x31, then pc; loongarch64 r0..r31, orig_a0, pc, badv.
  */
 static void dump_regs(int arch, const uint8_t *r, size_t n, char *buf, size_t len, uint64_t *pc)
 {
@@ -247,6 +253,9 @@ static void dump_regs(int arch, const uint8_t *r, size_t n, char *buf, size_t le
 	static const char *const rv[32] = { "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0",
 					    "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6",
 					    "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6" };
+	static const char *const la[32] = { "zero", "ra", "tp", "sp", "a0", "a1", "a2", "a3", "a4", "a5", "a6",
+					    "a7", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "r21", "fp",
+					    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8" };
 	size_t at = 0;
 	uint32_t w;
 
@@ -279,6 +288,14 @@ static void dump_regs(int arch, const uint8_t *r, size_t n, char *buf, size_t le
 		for (unsigned i = 3; i < 32; i++)
 			dump_add(buf, len, &at, "%s: %016llx%s", rv[i], (unsigned long long)reg64(r, i),
 				 (i - 3) % 3 == 2 || i == 31 ? "\n" : " ");
+	} else if (arch == IMAGE_ARCH_LOONGARCH64 && n >= 34 * 8) {
+		*pc = reg64(r, 33);
+		dump_add(buf, len, &at, "PC: %016llx RA: %016llx SP: %016llx\n", (unsigned long long)*pc,
+			 (unsigned long long)reg64(r, 1), (unsigned long long)reg64(r, 3));
+		/* tp, then r4..r31: three a line. */
+		for (unsigned i = 2, k = 1; i < 32; i += i == 2 ? 2 : 1, k++)
+			dump_add(buf, len, &at, "%s: %016llx%s", la[i], (unsigned long long)reg64(r, i),
+				 k % 3 == 0 || i == 31 ? "\n" : " ");
 	} else {
 		dump_add(buf, len, &at, "(a 'g' reply of %zu bytes: no registers known)\n", n);
 	}
@@ -300,6 +317,27 @@ int qvm_vcpu_dump(struct qvm *h, unsigned cpu, char *buf, size_t len, uint64_t *
 	return 0;
 }
 
+int qvm_set_reg(struct qvm *h, unsigned cpu, unsigned regno, uint64_t val, struct errbuf *err)
+{
+	int rc;
+
+	if (cpu >= h->ncpus)
+		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
+	if (h->running)
+		return err_set(err, EINVAL, "qemu: a register written while the guest runs");
+	/* QEMU 7.2 answers p and P with an empty packet until target.xml was read (gdb_has_xml). */
+	if (!h->has_xml) {
+		if ((rc = gdb_request(&h->q.gdb, "qXfer:features:read:target.xml:0,ffb", err)))
+			return rc;
+		if (h->q.gdb.pkt[0] != 'l' && h->q.gdb.pkt[0] != 'm')
+			return err_set(err, EOPNOTSUPP, "qemu: the gdbstub gives no target.xml ('%.16s')", h->q.gdb.pkt);
+		h->has_xml = 1;
+	}
+	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)))
+		return rc;
+	return gdb_write_reg(&h->q.gdb, regno, &val, sizeof(val), err);
+}
+
 int qvm_vcpu_pc(struct qvm *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
 {
 	return qvm_vcpu_reg(h, cpu, h->arch.pc_off, pc, err);
@@ -307,9 +345,24 @@ int qvm_vcpu_pc(struct qvm *h, unsigned cpu, uint64_t *pc, struct errbuf *err)
 
 void *qvm_gpa_ptr(struct qvm *h, uint64_t gpa, uint64_t len)
 {
-	if (gpa < h->arch.ram_gpa || len > h->q.ram_size || gpa - h->arch.ram_gpa > h->q.ram_size - len)
+	uint64_t off, low = h->arch.ram_low;
+
+	if (gpa < h->arch.ram_gpa || len > h->q.ram_size)
 		return NULL;
-	return h->q.ram + (gpa - h->arch.ram_gpa);
+	off = gpa - h->arch.ram_gpa;
+	if (low && off >= low) {
+		/* Past the first piece: the second, at ram_high, or the hole between. */
+		if (gpa < h->arch.ram_high)
+			return NULL;
+		off = low + (gpa - h->arch.ram_high);
+		if (off < low)
+			return NULL;
+	} else if (low && len > low - off) {
+		return NULL;	/* runs off the first piece into the hole */
+	}
+	if (off > h->q.ram_size - len)
+		return NULL;
+	return h->q.ram + off;
 }
 
 static int phys_mode(struct qvm *h, int on, struct errbuf *err)

@@ -27,6 +27,13 @@ struct qvm_arch {
 	const char *binary, *machine, *cpu, *bios;
 	const char *cmdline;		/* the default kernel command line */
 	int image_arch;			/* IMAGE_ARCH_*: how a 'g' reply reads (qvm_vcpu_dump) */
+	/*
+	 * RAM in two pieces (loongarch64's virt board): the first ram_low
+	 * bytes at ram_gpa, the rest at ram_high (the memfd's offset ram_low
+	 * on); ram_low 0: one piece.
+	 */
+	uint64_t ram_low, ram_high;
+	uint64_t min_mem;		/* the least -m the machine takes (0: any) */
 };
 
 /* The QEMU host's settings for a guest of arch (IMAGE_ARCH_*), or NULL. */
@@ -40,6 +47,7 @@ struct qvm {
 	int running;			/* resumed: a stop reply is pending */
 	int phys_mode;			/* the gdbstub's memory accesses are guest-physical now */
 	int exited;			/* QEMU has ended (the guest powered off or reset) */
+	int has_xml;			/* its target.xml was read: P is answered */
 };
 
 /* A vCPU that stopped, and where. */
@@ -77,6 +85,13 @@ int qvm_wait_wake(struct qvm *h, int timeout_ms, int wake_fd, struct qvm_stop *s
  */
 int qvm_let_run(struct qvm *h, uint64_t mask, unsigned run_ms, struct qvm_stop *st,
 		  struct errbuf *err);
+
+/*
+ * While paused: sets general register regno (the target's numbering) of a
+ * vCPU to val, 8 bytes ("P"; its target.xml is read first, which QEMU 7.2
+ * needs before it answers P).
+ */
+int qvm_set_reg(struct qvm *h, unsigned cpu, unsigned regno, uint64_t val, struct errbuf *err);
 
 /* While paused: a vCPU's PC. */
 int qvm_vcpu_pc(struct qvm *h, unsigned cpu, uint64_t *pc, struct errbuf *err);

@@ -19,6 +19,7 @@
 #define TASK_X86_TIF_NEED_RESCHED 3
 #define TASK_ARM64_TIF_NEED_RESCHED 1
 #define TASK_RISCV_TIF_NEED_RESCHED 3
+#define TASK_LOONGARCH_TIF_NEED_RESCHED 2
 
 /* The comm of init_task, the one task_struct whose bytes the image holds (INIT_TASK_COMM). */
 #define TASK_INIT_COMM "swapper"
@@ -130,6 +131,28 @@ static void task_other_arch(const struct kernel_image *img, const struct symtab 
 		l->cur_off = 0;
 }
 
+/*
+ * loongarch64: no THREAD_INFO_IN_TASK. tp holds the current thread_info
+ * from kernel_entry on (arch/loongarch/include/asm/thread_info.h), whose
+ * members give the CPU number, the generic preempt count (an int, no
+ * resched bit) and the thread flags, and whose first member points to the
+ * task: each VT_CFG_* of these is a thread_info offset, read from tp
+ * (guest-stub/loongarch64/stub.S); the task's own members are task_struct
+ * offsets as elsewhere.
+ */
+static void task_loongarch(const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+{
+	uint32_t size = have_btf ? kbtf_struct_size(kb, "thread_info") : 0;
+
+	if (!size)
+		return;
+	l->cur_in_ti = 1;
+	l->cpu_off = task_member(kb, "thread_info", "cpu", 4, size);
+	l->pc_off = task_member(kb, "thread_info", "preempt_count", 4, size);
+	l->cur_off = task_member(kb, "thread_info", "task", 8, size);
+	l->tif_off = task_member(kb, "thread_info", "flags", 8, size);
+}
+
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
 		     struct errbuf *err)
@@ -164,6 +187,8 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	snprintf(l->btf, sizeof(l->btf), "%s", have_btf ? kb.source : err->msg);
 	if (img->arch == IMAGE_ARCH_X86_64)
 		task_x86(syms, &kb, have_btf, l);
+	else if (img->arch == IMAGE_ARCH_LOONGARCH64)
+		task_loongarch(&kb, have_btf, l);
 	else
 		task_other_arch(img, syms, &kb, have_btf, l);
 	if (l->pc_off == TASK_UNKNOWN)
@@ -173,20 +198,23 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		l->task_size = kbtf_struct_size(&kb, "task_struct");
 		l->pid_off = task_member(&kb, "task_struct", "pid", 4, l->task_size);
 		l->comm_off = task_member(&kb, "task_struct", "comm", 16, l->task_size);
-		l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
+		if (img->arch != IMAGE_ARCH_LOONGARCH64)
+			l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
 		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
 		l->stack_off = task_member(&kb, "task_struct", "stack", 8, l->task_size);
 		if (l->tif_off != TASK_UNKNOWN)
 			l->tif_mask = 1ULL << (img->arch == IMAGE_ARCH_ARM64 ? TASK_ARM64_TIF_NEED_RESCHED :
 					       img->arch == IMAGE_ARCH_RISCV64 ? TASK_RISCV_TIF_NEED_RESCHED :
+					       img->arch == IMAGE_ARCH_LOONGARCH64 ? TASK_LOONGARCH_TIF_NEED_RESCHED :
 					       TASK_X86_TIF_NEED_RESCHED);
 		else
-			task_missing(l, "task_struct.thread_info.flags");
+			task_missing(l, img->arch == IMAGE_ARCH_LOONGARCH64 ? "thread_info.flags" :
+				     "task_struct.thread_info.flags");
 		if (l->migr_off == TASK_UNKNOWN)
 			task_missing(l, "task_struct.migration_disabled");
 	}
 	if (l->cur_off == TASK_UNKNOWN)
-		task_missing(l, "the per-CPU current task");
+		task_missing(l, img->arch == IMAGE_ARCH_LOONGARCH64 ? "thread_info.task" : "the per-CPU current task");
 	if (l->pid_off == TASK_UNKNOWN || l->comm_off == TASK_UNKNOWN) {
 		task_missing(l, have_btf ? "task_struct.pid or .comm" : "task names and pids (no BTF)");
 		/* The stub follows the task pointer only to offsets it knows. */
@@ -216,14 +244,18 @@ static void task_print_off(FILE *out, const char *what, uint64_t v, const char *
 
 void task_layout_print(const struct task_layout *l, FILE *out)
 {
+	const char *how = l->cur_in_ti ? "thread_info offset, tp" : "per-CPU offset";
+
 	fprintf(out, "%-28s %s\n", "btf", l->btf);
 	if (l->task_size)
 		fprintf(out, "%-28s %u bytes\n", "task_struct", l->task_size);
-	task_print_off(out, "current task", l->cur_off, "per-CPU offset");
-	task_print_off(out, "preempt count", l->pc_off, "per-CPU offset");
+	task_print_off(out, "current task", l->cur_off, how);
+	task_print_off(out, "preempt count", l->pc_off, how);
+	if (l->cur_in_ti)
+		task_print_off(out, "cpu number", l->cpu_off, how);
 	task_print_off(out, "task_struct.pid", l->pid_off, "BTF");
 	task_print_off(out, "task_struct.comm", l->comm_off, "BTF");
-	task_print_off(out, "thread_info.flags", l->tif_off, "BTF");
+	task_print_off(out, "thread_info.flags", l->tif_off, l->cur_in_ti ? "BTF, thread_info offset, tp" : "BTF");
 	task_print_off(out, "need-resched mask", l->tif_mask, "TIF_NEED_RESCHED");
 	task_print_off(out, "migration_disabled", l->migr_off, "BTF");
 	task_print_off(out, "task_struct.stack", l->stack_off, "BTF");

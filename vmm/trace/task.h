@@ -5,7 +5,8 @@
  * kernel's symbols), and the task_struct members pid, comm, thread flags and
  * migration_disabled (from the kernel's BTF); docs/TASKS.md. x86_64 keeps
  * current and the preempt count per CPU; arm64 and riscv64 keep current in
- * a register (sp_el0, tp) and the count in thread_info.
+ * a register (sp_el0, tp) and the count in thread_info; loongarch64 keeps
+ * thread_info (outside the task) in tp, and the task in thread_info.task.
  */
 #ifndef VMM_TRACE_TASK_H
 #define VMM_TRACE_TASK_H
@@ -25,12 +26,14 @@ struct task_layout {
 	 * The values of the stub's VT_CFG_* of the same names; TASK_UNKNOWN when
 	 * not found. cpu_off: x86_64 cpu_number's per-CPU offset, arm64 its
 	 * address (plus tpidr_el1), riscv64 thread_info.cpu's offset in the task.
-	 * cur_off: x86_64 current_task's per-CPU offset, elsewhere 0 (the
-	 * register holds the task).
+	 * cur_off: x86_64 current_task's per-CPU offset, loongarch64
+	 * thread_info.task's offset (cpu_off, pc_off and tif_off are
+	 * thread_info's there too), elsewhere 0 (the register holds the task).
 	 */
 	uint64_t cpu_off, cur_off, pc_off, pid_off, comm_off, tif_off, tif_mask, migr_off;
 	uint64_t stack_off;		/* task_struct.stack (--graph drops dead frames with it) */
 	int cpu_in_task;		/* cpu_off is the task's (riscv64) */
+	int cur_in_ti;			/* cur_off, pc_off, cpu_off, tif_off are thread_info's, in tp (loongarch64) */
 	uint32_t task_size;		/* sizeof(struct task_struct), 0: no BTF */
 	char btf[520];			/* where the BTF came from, or why there is none */
 	char missing[200];		/* what was not found, for one warning; "" when complete */
