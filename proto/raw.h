@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define RAW_MAGIC		0x31525456u	/* "VTR1" at the start of every chunk */
-#define RAW_VERSION		3		/* readers refuse a newer header chunk */
+#define RAW_VERSION		4		/* readers refuse a newer header chunk */
 
 /* Chunk types. New types may appear in any version: readers skip them. */
 #define RAW_CHUNK_HEADER	1
@@ -58,8 +58,13 @@ struct raw_header {
 	uint64_t tsc_base;		/* guest TSC at time zero */
 	uint32_t ncpus;
 	uint32_t kernel_len;
-	uint64_t reserved[4];		/* 0 */
+	uint32_t graph;			/* version 4: RAW_GRAPH_* (0 in older files) */
+	uint32_t graph_depth;		/* version 4: --graph-depth, 0: every depth */
+	uint64_t reserved[3];		/* 0 */
 };
+/* raw_header.graph: how the trace was recorded, so that a conversion prints it as the boot did. */
+#define RAW_GRAPH_ON		0x1	/* --graph: hooked entries and exits; text is function_graph's */
+#define RAW_GRAPH_RETVAL	0x2	/* --retval */
 
 /*
  * RAW_CHUNK_SYMBOLS payload: this, then `stored` bytes that inflate (zlib)
@@ -92,6 +97,9 @@ struct raw_symbols {
  *            the task of this and the ring's later records in the chunk
  *            that have VT_REC_FLAG_TASK without it              (version 2)
  *   [6 argument registers] when flags has VT_REC_FLAG_ARGS     (version 3)
+ *   [depth] when flags has VT_REC_FLAG_HOOKED or VT_REC_FLAG_EXIT (version 4)
+ *   [retval, tsc - calltime (signed)] when flags has VT_REC_FLAG_EXIT (version 4):
+ *            an exit (--graph's return) is an entry record with that flag
  *   tsc    - the chunk's previous tsc            (signed; first: from 0)
  *   func   - the chunk's previous func           (signed; first: from 0)
  *   parent - this func                           (signed)
@@ -161,6 +169,7 @@ _Static_assert(__builtin_offsetof(struct raw_chunk, hdr_crc) == 28, "raw_chunk h
 _Static_assert(sizeof(struct raw_header) == 56, "raw_header size");
 _Static_assert(__builtin_offsetof(struct raw_header, ncpus) == 16, "raw_header ncpus");
 _Static_assert(__builtin_offsetof(struct raw_header, kernel_len) == 20, "raw_header kernel_len");
+_Static_assert(__builtin_offsetof(struct raw_header, graph) == 24, "raw_header graph");
 _Static_assert(sizeof(struct raw_symbols) == 16, "raw_symbols size");
 _Static_assert(sizeof(struct raw_events) == 8, "raw_events size");
 _Static_assert(sizeof(struct raw_trailer) == 96, "raw_trailer size");

@@ -15,7 +15,7 @@ fuzz_suite_runs() {
 	case $1 in
 	image) echo 15000 ;; sysmap) echo 1000000 ;; control) echo 1000000 ;;
 	ring) echo 300000 ;; compat) echo 3000000 ;; slot) echo 2500000 ;;
-	raw) echo 250000 ;; kallsyms) echo 200000 ;; gdb) echo 100000 ;; *) echo 100000 ;;
+	raw) echo 20000 ;; kallsyms) echo 200000 ;; gdb) echo 100000 ;; *) echo 100000 ;;
 	esac
 }
 FUZZ_DIR=${FUZZ_DIR:-$TOP/build/fuzz}

@@ -6,7 +6,11 @@
  * it maps a real file, with no change to its code. Checked: the report
  * stays within the file and its own counts; a replay hands on exactly
  * the events the open counted; a second replay gives the same; a
- * conversion through the text writer succeeds on whatever opened.
+ * conversion through the text writer succeeds on whatever opened. What
+ * reads recordings besides the reader runs on whatever opened too: the
+ * --graph layout, trace.dat and Perfetto with their returns, the boot
+ * chart (stages, calls, SVG) and vmmtrace diff's model of the file
+ * against itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +19,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "vmm/output/chart.h"
+#include "vmm/output/dat.h"
+#include "vmm/output/diff.h"
+#include "vmm/output/perfetto.h"
 #include "vmm/output/raw-read.h"
 
 struct count {
@@ -32,6 +40,54 @@ static int count_ev(void *opaque, const struct ring_event *ev)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int chart_ev(void *opaque, const struct ring_event *ev)
+{
+	return chart_event(opaque, ev);
+}
+
+/* The boot chart of whatever opened, into out. */
+static void fuzz_chart(struct raw_reader *r, FILE *out)
+{
+	struct chart_opts o = { .min_ns = 0 };
+	struct chart *c;
+	struct errbuf err;
+	int rc;
+
+	if (chart_new(&c, raw_read_meta(r), &o))
+		return;
+	do
+		rc = raw_read_replay(r, chart_ev, c) ? -1 : chart_end_pass(c);
+	while (rc == 1);
+	if (!rc)
+		chart_write_svg(c, out, "fuzz", &err);
+	chart_free(c);
+}
+
+/* vmmtrace diff's model of the file against itself: it must agree. */
+static void fuzz_diff(const char *path)
+{
+	struct diff_side a = { 0 }, b = { 0 };
+	struct diff_part *parts = NULL;
+	struct diff_names nm;
+	struct errbuf err;
+	size_t n = 0;
+
+	if (diff_names_init(&nm, NULL, NULL))
+		return;
+	if (!diff_side_open(&a, path, &nm, &err) && !diff_side_open(&b, path, &nm, &err) &&
+	    !diff_side_read(&a, &err) && !diff_side_read(&b, &err) && !diff_parts(&a, &b, 3, &parts, &n) &&
+	    !diff_side_details(&a, &err) && !diff_side_details(&b, &err)) {
+		diff_parts_order(parts, n);
+		for (size_t i = 0; i < n; i++)
+			if (!parts[i].agree)
+				abort();	/* a recording parts from itself */
+	}
+	free(parts);
+	diff_side_close(&a);
+	diff_side_close(&b);
+	diff_names_destroy(&nm);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -75,8 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	null = fopen("/dev/null", "w");
 	if (null) {
 		raw_read_convert(r, &trace_writer_text, null, &err);
+		raw_read_convert(r, &trace_writer_graph, null, &err);
+		raw_read_convert(r, &trace_writer_dat, null, &err);
+		raw_read_convert(r, &trace_writer_perfetto, null, &err);
+		fuzz_chart(r, null);
 		fclose(null);
 	}
 	raw_read_close(r);
+	fuzz_diff(path);
 	return 0;
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The scripts in examples/ are what users copy first: each must run as it is
 # and print what its comment promises. Runs those that need KVM on the lean
-# kernel (about a minute in all on this project's hosts); symbols.sh,
-# boot-trace.sh and arm64-qemu.sh run in tests/qemu/examples-qemu.sh.
+# kernel (a few minutes in all on this project's hosts); symbols.sh,
+# boot-trace.sh, boot-diff.sh and arm64-qemu.sh run in
+# tests/qemu/examples-qemu.sh.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 require_file "$LEAN_BZIMAGE"
@@ -49,4 +50,17 @@ check "attach.sh: the kvm:pio window has port accesses (got '${n:-none}'), shown
 	 sed -n '/--event kvm:pio/,/port accesses in the window/p' '$TMPD/attach.out' | grep -q ' kvm_pio: pio_'"
 check "attach.sh: the status after the window shows no client left" grep -q "^clients: 0$" "$TMPD/attach.out"
 check "attach.sh: the stop was answered" grep -q "^stopping the guest" "$TMPD/attach.out"
+
+# boot-chart.sh: the chart written where CHART says, well-formed, with the
+# boot's stages and VM event ticks; the calls that took longest on stdout.
+(cd "$TMPD" && CHART=$TMPD/chart.svg VMMTRACE=$VMMTRACE timeout -k 5 600 "$EX/boot-chart.sh" "$LEAN_BZIMAGE") \
+	>"$TMPD/chart.out" 2>"$TMPD/chart.err"
+rc=$?
+check "boot-chart.sh: status 0 (got $rc), stopped at populate_rootfs" \
+	eval "[ '$rc' = 0 ] && grep -q 'stopped at populate_rootfs (--stop-at)' '$TMPD/chart.err'"
+check "boot-chart.sh: the chart is well-formed XML, with start_kernel, setup_arch and kernel_init, and VM event ticks" \
+	eval "xmllint --noout '$TMPD/chart.svg' && grep -q 'data-stage=\"setup_arch\"' '$TMPD/chart.svg' &&
+	      grep -q 'data-stage=\"kernel_init\"' '$TMPD/chart.svg' && grep -q '<rect class=\"vm\" data-kind=\"kvm:pio\"' '$TMPD/chart.svg'"
+check "boot-chart.sh: the calls by total time on stdout (setup_arch among them)" \
+	eval "grep -q '^### .*chart.svg: the boot chart' '$TMPD/chart.out' && grep -qE '^ +1 +[0-9.]+ +[0-9.]+  setup_arch\$' '$TMPD/chart.out'"
 finish

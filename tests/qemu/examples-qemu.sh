@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The examples that need no KVM run as they are and print what their
-# comments promise: arm64-qemu.sh, and symbols.sh and boot-trace.sh on the
-# lean x86_64 kernel, whose boot runs on KVM where /dev/kvm opens and under
+# comments promise: arm64-qemu.sh, and symbols.sh, boot-trace.sh and
+# boot-diff.sh on the lean x86_64 kernel, whose boot runs on KVM where /dev/kvm opens and under
 # QEMU elsewhere (vmmtrace's default host); tests/kvm/examples.sh runs the
 # rest.
 . "$(dirname "$0")/../lib.sh"
@@ -44,4 +44,17 @@ check "boot-trace.sh: start_kernel, setup_arch, trap_init, sched_init in that or
 check "boot-trace.sh: stopped at rest_init" grep -q "stopped at rest_init (--stop-at)" "$TMPD/boot.err"
 check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
 	grep -q "trace: 4 events (3 before ftrace_init, 1 after); 4 slots held; .* 0 dropped" "$TMPD/boot.err"
+
+# boot-diff.sh: two boots, the second without proc_version_init; diff
+# names it and its caller in its first lines, and exits 1.
+VMMTRACE=$VMMTRACE timeout -k 5 900 "$EX/boot-diff.sh" "$LEAN_BZIMAGE" >"$TMPD/diff.out" 2>"$TMPD/diff.err"
+rc=$?
+check "boot-diff.sh: status 0 (got $rc), both boots stopped at populate_rootfs" \
+	eval "[ '$rc' = 0 ] && [ \$(grep -c 'stopped at populate_rootfs (--stop-at)' '$TMPD/diff.err') = 2 ]"
+check "boot-diff.sh: diff exits 1, the boots part in pid 1 where B leaves out proc_version_init" \
+	eval "grep -qx '### exit status 1 (0: the boots agree, 1: they part)' '$TMPD/diff.out' &&
+	      grep -qE '^vmmtrace diff: the boots part in 1 of [0-9]+ tasks; first in [^ ]+-1 at call' '$TMPD/diff.out' &&
+	      grep -q '^first parting point: A calls proc_version_init <- do_one_initcall, B calls ' '$TMPD/diff.out'"
+check "boot-diff.sh: proc_version_init is called in A only" \
+	eval "sed -n '/^functions called in A only: 1\$/{n;p}' '$TMPD/diff.out' | grep -qE '^ +1  proc_version_init\$'"
 finish

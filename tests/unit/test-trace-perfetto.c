@@ -450,8 +450,9 @@ static void test_trace_roundtrip(void)
 	CHECK(t->names.entries == distinct(s, n, 0) && t->strings.entries == distinct(s, n, 1),
 	      "interning: each function and each return address named once (%zu names, %zu callers)",
 	      t->names.entries, t->strings.entries);
-	CHECK(t->cats.entries == 2 && t->annots.entries == 5,
-	      "interned: 2 categories, 5 annotation names (parent, irqs_off, args, cpu, comm)");
+	CHECK(t->cats.entries == 2 && t->annots.entries == 7,
+	      "interned: 2 categories, 7 annotation names (parent, irqs_off, args, cpu, comm, retval, "
+	      "return_not_recorded)");
 	printf("INFO: %zu events in %zu bytes, %.1f bytes per event\n", n, len, (double)len / n);
 	dec_trace_free(t);
 	free(t);

@@ -111,6 +111,15 @@ static void make_events(struct ring_event *ev, size_t n, unsigned ncpus, uint64_
 		case 4: e->cpu = 65535; break;
 		case 5: seq[e->ring] += r % 1000; break;		/* a gap in the ring */
 		case 6: e->tsc = tsc - r % 5000; break;			/* out of order */
+		case 31: e->flags |= VT_REC_FLAG_HOOKED; break;		/* --graph: a hooked entry */
+		case 32: e->flags |= VT_REC_FLAG_EXIT; break;		/* and a return */
+		}
+		/* --graph's fields: any depth a shadow stack holds, any return value, any call length. */
+		if (e->flags & (VT_REC_FLAG_HOOKED | VT_REC_FLAG_EXIT))
+			e->depth = (uint32_t)(r >> 3) % VT_SHADOW_FRAMES;
+		if (e->flags & VT_REC_FLAG_EXIT) {
+			e->retval = rnd() >> (r % 64);
+			e->calltime = r % 97 ? e->tsc - r % 100000 : rnd();	/* now and then a hostile one */
 		}
 	}
 }
@@ -187,7 +196,8 @@ static int same_events(const struct ring_event *a, const struct ring_event *b, s
 		    a[i].seq != b[i].seq || a[i].cpu != b[i].cpu || a[i].flags != b[i].flags ||
 		    a[i].ring != b[i].ring || a[i].task != b[i].task || a[i].pid != b[i].pid ||
 		    a[i].preempt != b[i].preempt || memcmp(a[i].comm, b[i].comm, sizeof(a[i].comm)) ||
-		    memcmp(a[i].args, b[i].args, sizeof(a[i].args)))
+		    memcmp(a[i].args, b[i].args, sizeof(a[i].args)) || a[i].depth != b[i].depth ||
+		    a[i].retval != b[i].retval || a[i].calltime != b[i].calltime)
 			return 0;
 	return 1;
 }

@@ -347,9 +347,6 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);
-	if (o->tcfg.graph && o->tcfg.format && o->tcfg.format != &trace_writer_text)
-		return boot_fail("--graph writes the text format only (-o FILE.txt or stdout), not %s",
-				 o->tcfg.format->name);
 	return boot_check_events(o);
 }
 

@@ -102,7 +102,33 @@ static int boot_sandbox(int no_sandbox, pid_t child)
 struct boot_taps {
 	struct handshake *hs;
 	struct flightrec *fr;
+	/* VMMTRACE_TEE_TEXT (docs/TESTING.md): the same events as text too, to compare with its -o. */
+	FILE *tee;
+	struct trace_writer *tee_w;
+	const struct boot_opts *o;
+	struct tracer *t;
 };
+
+/* The tee's writer opens at the first event, when the guest's clock is known. */
+static void boot_tee(struct boot_taps *taps, const struct ring_event *ev)
+{
+	const struct trace_writer_ops *ops = taps->o->tcfg.graph ? &trace_writer_graph : &trace_writer_text;
+	struct trace_meta meta;
+	struct errbuf err;
+
+	if (!taps->tee_w) {
+		tracer_meta(taps->t, &meta);
+		meta.graph = taps->o->tcfg.graph;
+		meta.graph_retval = taps->o->tcfg.retval;
+		meta.graph_depth = taps->o->tcfg.graph_depth;
+		if (ops->open(&taps->tee_w, taps->tee, &meta, &err)) {
+			fclose(taps->tee);
+			taps->tee = NULL;
+			return;
+		}
+	}
+	ops->event(taps->tee_w, ev);
+}
 
 static void boot_tap(void *opaque, const struct ring_event *ev)
 {
@@ -112,6 +138,8 @@ static void boot_tap(void *opaque, const struct ring_event *ev)
 		handshake_event(taps->hs, ev);
 	if (taps->fr)
 		flightrec_event(taps->fr, ev);
+	if (taps->tee)
+		boot_tee(taps, ev);
 }
 
 /*
@@ -228,11 +256,16 @@ static int boot_trace_setup(const struct boot_opts *o, struct boot_taps *taps, s
 	}
 	if (!boot_traced(o))
 		return 0;
-	if (taps->hs || taps->fr) {
+	if (getenv("VMMTRACE_TEE_TEXT") && !(taps->tee = fopen(getenv("VMMTRACE_TEE_TEXT"), "w")))
+		return cmd_fail("boot", EXIT_BAD_INPUT, "VMMTRACE_TEE_TEXT=%s: %s", getenv("VMMTRACE_TEE_TEXT"),
+				strerror(errno));
+	taps->o = o;
+	if (taps->hs || taps->fr || taps->tee) {
 		cfg.tap = boot_tap;
 		cfg.tap_opaque = taps;
 	}
 	rc = tracer_create(t, h, img, &cfg, &err);
+	taps->t = *t;
 	if (rc && h->ops->stopping(h))
 		return 0;	/* the host is gone or going: its run says why */
 	if (rc)
@@ -255,6 +288,8 @@ static int boot_end(const struct boot_opts *o, struct host *h, struct tracer *t,
 	if (!t)
 		return status;
 	status = boot_finish_trace(t, msg, status);
+	if (taps->tee_w)
+		(o->tcfg.graph ? &trace_writer_graph : &trace_writer_text)->close(taps->tee_w, NULL, NULL);
 	tracer_summary(t, stderr);
 	if (taps->fr)
 		boot_flight_report(h, t, taps->fr, status);
@@ -324,7 +359,7 @@ int boot_run(const struct boot_opts *o, const struct boot_run *r)
 		.console_fd = r->console_fd, .verbose = o->verbose, .traced = boot_traced(o),
 		.stub_bytes = stub_geom_region_bytes(o->ncpus, o->tcfg.buffer_size),
 	};
-	struct boot_taps taps = { NULL, NULL };
+	struct boot_taps taps = { 0 };
 	struct errbuf err = { "" };
 	struct tracer *t = NULL;
 	struct host *h = NULL;
@@ -351,5 +386,7 @@ out:
 	h->ops->destroy(h);
 	handshake_free(taps.hs);
 	flightrec_free(taps.fr);
+	if (taps.tee)
+		fclose(taps.tee);
 	return status;
 }

@@ -39,7 +39,14 @@ static const char report_usage[] =
 	"  --top N            functions --stat lists (default 20; 0: all)\n"
 	"  --flame            collapsed stacks for flamegraph.pl: 'parent;func count'\n"
 	"                     lines; entry events know only their caller, so every\n"
-	"                     stack is two frames deep\n";
+	"                     stack is two frames deep\n"
+	"  --chart OUT.svg    a boot chart: the boot's stages, a lane per vCPU and\n"
+	"                     task, the longest calls by depth (--graph recordings)\n"
+	"                     and VM events (--event), a table of the stages\n"
+	"  --chart-min DUR    calls drawn at least this long: 100us, 2ms, 0.5s\n"
+	"                     (default: a thousandth of the trace)\n"
+	"  a --graph recording converts to each format with its returns (text as\n"
+	"  function_graph prints it), and --stat adds total and self time\n";
 
 /* 0, -1 after --help, or an exit status. */
 static int report_parse_opt(struct report_opts *o, int c, const char *arg)
@@ -81,6 +88,12 @@ static int report_parse_opt(struct report_opts *o, int c, const char *arg)
 		o->have_top = 1;
 		return 0;
 	case 'g': o->flame = 1; return 0;
+	case 'C': o->chart = arg; return 0;
+	case 'M':
+		if (report_parse_duration(arg, &o->chart_min_ns))
+			return cmd_fail("report", EXIT_BAD_INPUT, "--chart-min '%s': not a duration (100us, 2ms, 0.5s)", arg);
+		o->have_chart_min = 1;
+		return 0;
 	case 'h': fputs(report_usage, stdout); return -1;
 	}
 	return cmd_fail("report", EXIT_BAD_INPUT, "unknown or incomplete option (see --help)");
@@ -94,6 +107,10 @@ static int report_check_opts(struct report_opts *o)
 		return cmd_fail("report", EXIT_BAD_INPUT, "--top goes with --stat");
 	if (o->format && (o->stat || o->flame))
 		return cmd_fail("report", EXIT_BAD_INPUT, "--format does not go with --stat or --flame");
+	if (o->chart && (o->stat || o->flame || o->format || o->out_path))
+		return cmd_fail("report", EXIT_BAD_INPUT, "--chart writes its own file: not with --stat, --flame, --format or -o");
+	if (o->have_chart_min && !o->chart)
+		return cmd_fail("report", EXIT_BAD_INPUT, "--chart-min goes with --chart");
 	if (o->have_from && o->have_to && o->from_us > o->to_us)
 		return cmd_fail("report", EXIT_BAD_INPUT, "--from is after --to");
 	o->ops = trace_writer_find(o->format ? o->format : "text");
@@ -116,6 +133,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		{ "stat", no_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'k' },
 		{ "flame", no_argument, NULL, 'g' },
+		{ "chart", required_argument, NULL, 'C' },
+		{ "chart-min", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -211,10 +230,15 @@ static int report_run(struct report_opts *o, struct raw_reader *r, FILE *out)
 	rc = report_sel_init(&sel, o, raw_read_meta(r));
 	if (rc)
 		return cmd_fail("report", EXIT_FAILURE_RUN, "out of memory");
+	/* A --graph recording's text is function_graph's, as the boot wrote it. */
+	if (o->ops == &trace_writer_text && raw_read_meta(r)->graph)
+		o->ops = &trace_writer_graph;
 	if (o->stat)
 		rc = report_stat(r, &sel, o, out, &err);
 	else if (o->flame)
 		rc = report_flame(r, &sel, out, &err);
+	else if (o->chart)
+		rc = report_chart(r, &sel, o, &err);
 	else
 		rc = report_convert(r, &sel, o->ops, out, &err);
 	report_sel_destroy(&sel);

@@ -31,5 +31,6 @@ int cmd_status(int argc, char **argv);
 int cmd_nmi(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -24,7 +24,8 @@ static const struct command commands[] = {
 	{ "nmi", cmd_nmi, "nmi SOCKET" },
 	{ "stop", cmd_stop, "stop SOCKET" },
 	{ "encode", cmd_encode, "encode --arch ARCH INSN ARGS..." },
-	{ "report", cmd_report, "report FILE [--format text|dat|perfetto|raw] [-o OUT] [--trace GLOB]... [--cpu N] [--from T --to T] [--stat] [--flame]" },
+	{ "report", cmd_report, "report FILE [--format text|dat|perfetto|raw] [-o OUT] [--trace GLOB]... [--cpu N] [--from T --to T] [--stat] [--flame] [--chart OUT.svg]" },
+	{ "diff", cmd_diff, "diff A B [--context N] [--top N] [--ignore GLOB]... [--format text|json] [--force]" },
 };
 
 static void usage(FILE *out)

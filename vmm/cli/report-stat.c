@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vmm/cli/report.h"
+#include "vmm/output/calls.h"
 
 int report_parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
@@ -158,20 +159,49 @@ struct report_count {
 	uint64_t events, early;
 	int pairs, have_phase, oom;
 	uint64_t phase_tsc;
+	/* --stat of a --graph trace: its calls, and (func, 0) total, (func, 1) self TSC ticks. */
+	struct call_tracker *calls;
+	struct report_map times;
 };
+
+/* A call of a --graph trace whose return was recorded: its total and self time. */
+static int report_count_call(void *opaque, const struct call *call)
+{
+	struct report_count *c = opaque;
+	struct report_map_ent *total, *self;
+	uint64_t ticks = call_ticks(call);
+
+	if (call->how != CALL_RETURNED)
+		return 0;
+	total = report_map_get(&c->times, call->func, 0);
+	if (!total)
+		return -ENOMEM;
+	total->n += ticks;
+	self = report_map_get(&c->times, call->func, 1);	/* may move the map's entries: total is done */
+	if (!self)
+		return -ENOMEM;
+	self->n += ticks > call->child ? ticks - call->child : 0;
+	return 0;
+}
 
 static int report_count_event(void *opaque, const struct ring_event *ev)
 {
 	struct report_count *c = opaque;
-	struct report_map_ent *e;
+	struct report_map_ent *e = NULL;
+	int rc;
 
 	/* --stat and --flame count function calls; VM events are not calls. */
 	if ((ev->flags & RING_EV_VM) || !report_sel_match(c->sel, ev))
 		return 0;
-	e = report_map_get(&c->map, ev->func, c->pairs ? ev->parent : 0);
-	if (!e)
-		return -ENOMEM;
-	e->n++;
+	if (c->calls && (rc = call_tracker_event(c->calls, ev)))
+		return rc;
+	/* A return is its call's second event: the call was counted at its entry. */
+	if (!c->calls || !(ev->flags & VT_REC_FLAG_EXIT)) {
+		e = report_map_get(&c->map, ev->func, c->pairs ? ev->parent : 0);
+		if (!e)
+			return -ENOMEM;
+		e->n++;
+	}
 	c->events++;
 	if (c->per_cpu)
 		c->per_cpu[ev->cpu]++;
@@ -184,6 +214,8 @@ static int report_count_run(struct raw_reader *r, struct report_count *c, struct
 {
 	int rc = report_map_init(&c->map, 4096);
 
+	if (!rc && c->calls)
+		rc = report_map_init(&c->times, 4096);
 	if (!rc)
 		rc = raw_read_replay(r, report_count_event, c);
 	if (!rc && c->sel->oom)
@@ -191,10 +223,10 @@ static int report_count_run(struct raw_reader *r, struct report_count *c, struct
 	return rc ? err_set(err, -rc, "counting events: %s", strerror(-rc)) : 0;
 }
 
-/* A row of a --stat or --flame table; total/self time join when returns are recorded. */
+/* A row of a --stat or --flame table; total and self time (TSC ticks) when returns are recorded. */
 struct report_row {
 	char *name;
-	uint64_t n;
+	uint64_t n, total, self;
 };
 
 static int report_row_by_count(const void *a, const void *b)
@@ -204,6 +236,15 @@ static int report_row_by_count(const void *a, const void *b)
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+static int report_row_by_time(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return report_row_by_count(a, b);
 }
 
 static int report_row_by_name(const void *a, const void *b)
@@ -237,6 +278,10 @@ static struct report_row *report_rows(const struct report_count *c, size_t *nrow
 			rows[n].name = strdup(f);
 		}
 		rows[n].n = e->n;
+		if (c->calls) {
+			rows[n].total = report_map_slot((struct report_map *)&c->times, e->a, 0)->n;
+			rows[n].self = report_map_slot((struct report_map *)&c->times, e->a, 1)->n;
+		}
 		if (!rows[n++].name)
 			goto oom;
 	}
@@ -244,6 +289,8 @@ static struct report_row *report_rows(const struct report_count *c, size_t *nrow
 	for (size_t i = 0; i < n; i++) {
 		if (k && !strcmp(rows[k - 1].name, rows[i].name)) {
 			rows[k - 1].n += rows[i].n;
+			rows[k - 1].total += rows[i].total;
+			rows[k - 1].self += rows[i].self;
 			free(rows[i].name);
 		} else {
 			rows[k++] = rows[i];
@@ -299,31 +346,62 @@ static void report_stat_tail(const struct report_count *c, const struct raw_read
 		fprintf(out, "\ndrops: unknown (no trailer: the recording did not end cleanly)\n");
 }
 
+/* TSC ticks as microseconds with three decimals, "1234.567". */
+static const char *report_us(const struct trace_meta *meta, uint64_t ticks, char buf[32])
+{
+	uint64_t ns = trace_meta_ns(&(struct trace_meta){ .tsc_khz = meta->tsc_khz }, ticks);
+
+	snprintf(buf, 32, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	return buf;
+}
+
+/* The functions table: by events, or (--graph) by total time with calls, total and self time. */
+static void report_stat_functions(const struct report_count *c, struct report_row *rows, size_t n, size_t top,
+				  FILE *out)
+{
+	char t[32], sf[32];
+
+	if (!c->calls) {
+		qsort(rows, n, sizeof(*rows), report_row_by_count);
+		fprintf(out, "\nfunctions: %zu, top %zu:\n%10s  %s\n", n, top, "EVENTS", "FUNCTION");
+		for (size_t i = 0; i < top; i++)
+			fprintf(out, "%10" PRIu64 "  %s\n", rows[i].n, rows[i].name);
+		return;
+	}
+	qsort(rows, n, sizeof(*rows), report_row_by_time);
+	fprintf(out, "\nfunctions: %zu, top %zu by total time (calls that returned; self: less their traced "
+		"callees):\n%10s  %16s  %16s  %s\n", n, top, "CALLS", "TOTAL us", "SELF us", "FUNCTION");
+	for (size_t i = 0; i < top; i++)
+		fprintf(out, "%10" PRIu64 "  %16s  %16s  %s\n", rows[i].n, report_us(c->sel->meta, rows[i].total, t),
+			report_us(c->sel->meta, rows[i].self, sf), rows[i].name);
+}
+
 int report_stat(struct raw_reader *r, struct report_sel *sel, const struct report_opts *o, FILE *out,
 		struct errbuf *err)
 {
 	const struct raw_read_report *rep = raw_read_report(r);
 	struct report_count c = { .sel = sel };
 	struct report_row *rows = NULL;
-	size_t n = 0, top;
-	int rc;
+	size_t n = 0;
+	int rc = 0;
 
 	c.have_phase = rep->have_phase;
 	c.phase_tsc = rep->ftrace_init_tsc;
 	c.per_cpu = calloc(UINT16_MAX + 1, sizeof(*c.per_cpu));
-	rc = c.per_cpu ? report_count_run(r, &c, err) : err_set(err, ENOMEM, "out of memory");
+	if (raw_read_meta(r)->graph && call_tracker_new(&c.calls, report_count_call, &c))
+		rc = err_set(err, ENOMEM, "out of memory");
+	if (!rc)
+		rc = c.per_cpu ? report_count_run(r, &c, err) : err_set(err, ENOMEM, "out of memory");
 	if (!rc && !(rows = report_rows(&c, &n)))
 		rc = err_set(err, ENOMEM, "out of memory for the table");
 	if (!rc) {
-		qsort(rows, n, sizeof(*rows), report_row_by_count);
-		top = o->top && o->top < n ? (size_t)o->top : n;
 		fprintf(out, "events: %" PRIu64 " selected of %" PRIu64 " read\n", c.events, rep->events);
-		fprintf(out, "\nfunctions: %zu, top %zu:\n%10s  %s\n", n, top, "EVENTS", "FUNCTION");
-		for (size_t i = 0; i < top; i++)
-			fprintf(out, "%10" PRIu64 "  %s\n", rows[i].n, rows[i].name);
+		report_stat_functions(&c, rows, n, o->top && o->top < n ? (size_t)o->top : n, out);
 		report_stat_tail(&c, rep, out);
 	}
 	report_rows_free(rows, n);
+	call_tracker_free(c.calls);
+	free(c.times.ents);
 	free(c.map.ents);
 	free(c.per_cpu);
 	return rc;

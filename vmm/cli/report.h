@@ -22,12 +22,17 @@ struct report_opts {
 	uint64_t from_us, to_us;	/* printed timestamps, in microseconds */
 	int have_cpu, have_pid, have_from, have_to, have_top;
 	int stat, flame;
+	const char *chart;		/* --chart OUT.svg */
+	uint64_t chart_min_ns;		/* --chart-min; 0: the chart's own threshold */
+	int have_chart_min;
 };
 
 /* A decimal below or at max; -EINVAL otherwise. */
 int report_parse_u64(const char *s, uint64_t max, uint64_t *v);
 /* Seconds as the text output prints them ("1.5", "2.250000") into microseconds. */
 int report_parse_time(const char *s, uint64_t *us);
+/* A duration with its unit ("500us", "2ms", "0.25s", "100ns") into ns; -EINVAL otherwise. */
+int report_parse_duration(const char *s, uint64_t *ns);
 
 /* Small open-addressing map from an address pair to a count. */
 struct report_map_ent {
@@ -60,5 +65,7 @@ const char *report_name(const struct trace_meta *meta, uint64_t addr, int exact,
 int report_stat(struct raw_reader *r, struct report_sel *sel, const struct report_opts *o, FILE *out,
 		struct errbuf *err);
 int report_flame(struct raw_reader *r, struct report_sel *sel, FILE *out, struct errbuf *err);
+/* --chart: the boot chart of the selected events into o->chart (report-chart.c). */
+int report_chart(struct raw_reader *r, struct report_sel *sel, const struct report_opts *o, struct errbuf *err);
 
 #endif

@@ -22,10 +22,47 @@ static const struct trace_dat_field dat_function_fields[] = {
 	{ "unsigned long parent_ip", 16, 8, 0 },
 };
 
-static void dat_function_encode(const struct ring_event *ev, uint8_t *payload)
+static void dat_function_encode(const struct ring_event *ev, uint8_t *payload, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	trace_dat_put_le64(payload + 8, ev->func);
 	trace_dat_put_le64(payload + 16, ev->parent);
+}
+
+/*
+ * --graph: ftrace's funcgraph_entry (a hooked call) and funcgraph_exit (its
+ * return), as the kernel's trace_entries.h lays them out (6.1, before
+ * funcgraph-retval had a field), so that trace-cmd's function_graph
+ * handlers print them as for the guest's own function_graph: a leaf on
+ * one line, blocks open and closed, durations from calltime and rettime,
+ * nanoseconds on the trace's clock.
+ */
+static const struct trace_dat_field dat_fgraph_entry_fields[] = {
+	{ "unsigned long func", 8, 8, 0 },
+	{ "int depth", 16, 4, 1 },
+};
+
+static void dat_fgraph_entry_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
+{
+	(void)ns;
+	trace_dat_put_le64(p + 8, ev->func);
+	trace_dat_put_le32(p + 16, ev->depth);
+}
+
+static const struct trace_dat_field dat_fgraph_exit_fields[] = {
+	{ "unsigned long func", 8, 8, 0 }, { "int depth", 16, 4, 1 }, { "unsigned int overrun", 20, 4, 0 },
+	{ "unsigned long long calltime", 24, 8, 0 }, { "unsigned long long rettime", 32, 8, 0 },
+};
+
+static void dat_fgraph_exit_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
+{
+	/* A damaged raw file's exit may claim to have begun after it ended: no negative length. */
+	uint64_t call = trace_dat_ns(ns, ev->calltime < ev->tsc ? ev->calltime : ev->tsc);
+
+	trace_dat_put_le64(p + 8, ev->func);
+	trace_dat_put_le32(p + 16, ev->depth);
+	trace_dat_put_le64(p + 24, call);
+	trace_dat_put_le64(p + 32, trace_dat_ns(ns, ev->tsc));
 }
 
 /*
@@ -43,8 +80,9 @@ static const struct trace_dat_field dat_pio_fields[] = {
 	{ "unsigned int val", 24, 4, 0 }, DAT_RIP(32),
 };
 
-static void dat_pio_encode(const struct ring_event *ev, uint8_t *p)
+static void dat_pio_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	p[2] = 0;
 	trace_dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
 	trace_dat_put_le32(p + 12, (uint32_t)(ev->parent & 0xffff));
@@ -59,8 +97,9 @@ static const struct trace_dat_field dat_mmio_fields[] = {
 	{ "u64 val", 24, 8, 0 }, DAT_RIP(32),
 };
 
-static void dat_mmio_encode(const struct ring_event *ev, uint8_t *p)
+static void dat_mmio_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	p[2] = 0;
 	trace_dat_put_le32(p + 8, (ev->flags & VMEV_FLAG_WRITE) ? 2 : 1);	/* KVM_TRACE_MMIO_WRITE, _READ */
 	trace_dat_put_le32(p + 12, (ev->flags & 0xff) >> VMEV_LEN_SHIFT);
@@ -74,8 +113,9 @@ static const struct trace_dat_field dat_msr_fields[] = {
 	{ "u8 exception", 24, 1, 0 }, DAT_RIP(32), { "unsigned long caller", 40, 8, 0 },
 };
 
-static void dat_msr_encode(const struct ring_event *ev, uint8_t *p)
+static void dat_msr_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	p[2] = 0;
 	trace_dat_put_le32(p + 8, ev->flags & VMEV_FLAG_WRITE);
 	trace_dat_put_le32(p + 12, (uint32_t)ev->parent);
@@ -89,8 +129,9 @@ static const struct trace_dat_field dat_exit_fields[] = {
 	{ "__u32 reason", 8, 4, 0 }, { "int errno", 12, 4, 1 }, DAT_RIP(16),
 };
 
-static void dat_exit_encode(const struct ring_event *ev, uint8_t *p)
+static void dat_exit_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	p[2] = 0;
 	trace_dat_put_le32(p + 8, (uint32_t)ev->parent);
 	trace_dat_put_le64(p + 16, ev->func);
@@ -102,8 +143,9 @@ static const struct trace_dat_field dat_cpuid_fields[] = {
 	{ "unsigned int rcx", 24, 4, 0 }, { "unsigned int rdx", 28, 4, 0 },
 };
 
-static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p)
+static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
 {
+	(void)ns;
 	p[2] = 0;
 	trace_dat_put_le32(p + 8, (uint32_t)ev->func);
 	trace_dat_put_le32(p + 12, (uint32_t)(ev->func >> 32));
@@ -119,7 +161,7 @@ static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p)
 	"{ 17, \"INTERNAL_ERROR\" }, { 24, \"SYSTEM_EVENT\" }, { 26, \"IOAPIC_EOI\" }, { 27, \"HYPERV\" }, " \
 	"{ 29, \"X86_RDMSR\" }, { 30, \"X86_WRMSR\" }"
 
-/* Index 0 must stay ftrace:function; the others by kind (trace_dat_event_pick). */
+/* Index 0 must stay ftrace:function, 1 and 2 funcgraph's; the others by kind (trace_dat_event_pick). */
 const struct trace_dat_event trace_dat_events[] = {
 	{
 		.id = 1, .system = "ftrace", .name = "function",
@@ -127,6 +169,18 @@ const struct trace_dat_event trace_dat_events[] = {
 		.nfields = sizeof(dat_function_fields) / sizeof(dat_function_fields[0]),
 		.print_fmt = "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
 		.size = 24, .encode = dat_function_encode,
+	},
+	{
+		/* TRACE_GRAPH_ENT and TRACE_GRAPH_RET: the kernel's ids, which tools may assume. */
+		.id = 11, .system = "ftrace", .name = "funcgraph_entry", DAT_FIELDS(dat_fgraph_entry_fields),
+		.print_fmt = "\"--> %ps (%d)\", (void *)REC->func, REC->depth",
+		.size = 24, .encode = dat_fgraph_entry_encode,
+	},
+	{
+		.id = 10, .system = "ftrace", .name = "funcgraph_exit", DAT_FIELDS(dat_fgraph_exit_fields),
+		.print_fmt = "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", (void *)REC->func, "
+			     "REC->depth, REC->calltime, REC->rettime, REC->depth",
+		.size = 40, .encode = dat_fgraph_exit_encode,
 	},
 	{
 		.id = 2, .system = "kvm", .name = "kvm_pio", DAT_FIELDS(dat_pio_fields),
@@ -163,13 +217,19 @@ const struct trace_dat_event trace_dat_events[] = {
 };
 const size_t trace_dat_nevents = sizeof(trace_dat_events) / sizeof(trace_dat_events[0]);
 
-const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev)
+const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev, int graph)
 {
 	static const unsigned by_kind[VMEV_NKINDS] = {
-		[VMEV_PIO] = 1, [VMEV_MMIO] = 2, [VMEV_MSR] = 3, [VMEV_EXIT] = 4, [VMEV_CPUID] = 5,
+		[VMEV_PIO] = 3, [VMEV_MMIO] = 4, [VMEV_MSR] = 5, [VMEV_EXIT] = 6, [VMEV_CPUID] = 7,
 	};
-	unsigned k = vmev_is(ev) ? vmev_kind_of(ev) : 0;
+	unsigned k;
 
+	/* Without --graph every function event is an entry, as before returns were recorded. */
+	if (graph && !vmev_is(ev) && (ev->flags & VT_REC_FLAG_EXIT))
+		return &trace_dat_events[2];
+	if (graph && !vmev_is(ev) && (ev->flags & VT_REC_FLAG_HOOKED))
+		return &trace_dat_events[1];
+	k = vmev_is(ev) ? vmev_kind_of(ev) : 0;
 	/* Function entries, and a kind without a format (none is recorded), as index 0. */
 	return &trace_dat_events[k < VMEV_NKINDS ? by_kind[k] : 0];
 }

@@ -379,7 +379,7 @@ static int dat_cpu_event(struct trace_writer *w, unsigned cpu, const struct trac
 		payload[3] = (uint8_t)ring_event_ftrace_pc(ev);
 		memcpy(payload + 4, &pid, 4);	/* common_pid, little endian like the host */
 	}
-	e->encode(ev, payload);
+	e->encode(ev, payload, &w->ns);
 	c->used += len;
 	c->last_ns = ns;
 	c->nevents++;
@@ -392,6 +392,10 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 
 	if (w->failed)
 		return w->failed;
+	/* --graph-depth: deeper calls are not shown, as function_graph's max_graph_depth records none. */
+	if (w->meta.graph && !vmev_is(ev) && (ev->flags & (VT_REC_FLAG_HOOKED | VT_REC_FLAG_EXIT)) &&
+	    w->meta.graph_depth && ev->depth >= w->meta.graph_depth)
+		return 0;
 	if (ev->cpu >= w->meta.ncpus) {
 		w->failed = err_set(&w->err, EINVAL, "trace.dat: event on CPU %u of a %u-CPU trace",
 				    ev->cpu, w->meta.ncpus);
@@ -403,7 +407,7 @@ static int dat_event(struct trace_writer *w, const struct ring_event *ev)
 		w->failed = err_set(&w->err, ENOMEM, "trace.dat: out of memory for the tasks' names");
 		return w->failed;
 	}
-	rc = dat_cpu_event(w, ev->cpu, trace_dat_event_pick(ev), ev, trace_dat_ns(&w->ns, ev->tsc));
+	rc = dat_cpu_event(w, ev->cpu, trace_dat_event_pick(ev, w->meta.graph), ev, trace_dat_ns(&w->ns, ev->tsc));
 	if (rc)
 		w->failed = err_set(&w->err, -rc, "trace.dat: buffering CPU %u's pages: %s",
 				    ev->cpu, strerror(-rc));

@@ -108,15 +108,15 @@ struct trace_dat_event {
 	size_t nfields;
 	const char *print_fmt;		/* the text after "print fmt: " */
 	unsigned size;			/* payload bytes, common fields included */
-	/* Fills payload[TRACE_DAT_COMMON_SIZE .. size) from ev. */
-	void (*encode)(const struct ring_event *ev, uint8_t *payload);
+	/* Fills payload[TRACE_DAT_COMMON_SIZE .. size) from ev; ns converts its other times. */
+	void (*encode)(const struct ring_event *ev, uint8_t *payload, const struct trace_dat_ns *ns);
 };
 
 extern const struct trace_dat_event trace_dat_events[];
 extern const size_t trace_dat_nevents;
 
-/* The table entry that records ev. */
-const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev);
+/* The table entry that records ev; graph: a trace of --graph, whose hooked entries and exits are funcgraph's. */
+const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev, int graph);
 /* Writes the format text of e as the kernel exposes it in events/<system>/<name>/format. */
 void trace_dat_event_format(const struct trace_dat_event *e, FILE *out);
 

@@ -14,6 +14,8 @@
 
 #include "vmm/output/protobuf.h"
 #include "vmm/output/perfetto.h"
+#include "vmm/output/perfetto-calls.h"
+#include "vmm/output/perfetto-intern.h"
 #include "vmm/output/vmevent.h"
 
 /*
@@ -92,10 +94,11 @@ enum {
 enum { PERFETTO_CAT_FUNCTION = 1, PERFETTO_CAT_KVM = 2 };
 enum {
 	PERFETTO_ANN_PARENT = 1, PERFETTO_ANN_IRQS_OFF = 2, PERFETTO_ANN_ARGS = 3, PERFETTO_ANN_CPU = 4,
-	PERFETTO_ANN_COMM = 5,
+	PERFETTO_ANN_COMM = 5, PERFETTO_ANN_RETVAL = 6, PERFETTO_ANN_UNRETURNED = 7,
 };
 static const char *const perfetto_categories[] = { "function", "kvm" };
-static const char *const perfetto_annotations[] = { "parent", "irqs_off", "args", "cpu", "comm" };
+static const char *const perfetto_annotations[] = { "parent", "irqs_off", "args", "cpu", "comm", "retval",
+						    "return_not_recorded" };
 
 /* Where an event's name comes from. */
 enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
@@ -103,6 +106,8 @@ enum { PERFETTO_NAME_NONE, PERFETTO_NAME_FUNC, PERFETTO_NAME_GIVEN };
 #define PERFETTO_WITH_PARENT	0x1
 #define PERFETTO_WITH_IRQS_OFF	0x2
 #define PERFETTO_WITH_ARGS	0x4	/* the event's fields as text (VM events; --args) */
+#define PERFETTO_WITH_RETVAL	0x8	/* the return value, with --retval */
+#define PERFETTO_WITH_UNRETURNED 0x10	/* the slice ends where its task was seen past it */
 
 static const struct perfetto_kind_desc {
 	uint8_t type;		/* TrackEvent.Type */
@@ -113,19 +118,12 @@ static const struct perfetto_kind_desc {
 	[TRACE_PERFETTO_FUNC_ENTRY] = { PF_TYPE_INSTANT, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
 					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF | PERFETTO_WITH_ARGS },
 	[TRACE_PERFETTO_FUNC_BEGIN] = { PF_TYPE_SLICE_BEGIN, PERFETTO_NAME_FUNC, PERFETTO_CAT_FUNCTION,
-					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF },
+					PERFETTO_WITH_PARENT | PERFETTO_WITH_IRQS_OFF | PERFETTO_WITH_ARGS },
 	/* An end closes the innermost open slice of its track: no name needed. */
-	[TRACE_PERFETTO_FUNC_END] = { PF_TYPE_SLICE_END, PERFETTO_NAME_NONE, 0, 0 },
+	[TRACE_PERFETTO_FUNC_END] = { PF_TYPE_SLICE_END, PERFETTO_NAME_NONE, 0, PERFETTO_WITH_RETVAL },
+	[TRACE_PERFETTO_FUNC_UNRETURNED] = { PF_TYPE_SLICE_END, PERFETTO_NAME_NONE, 0, PERFETTO_WITH_UNRETURNED },
 	[TRACE_PERFETTO_VM_EVENT] = { PF_TYPE_INSTANT, PERFETTO_NAME_GIVEN, PERFETTO_CAT_KVM,
 				      PERFETTO_WITH_ARGS },
-};
-
-/* An open-addressed map from a 64-bit key (an address) to its iid. */
-struct perfetto_intern {
-	uint64_t *keys;
-	uint64_t *iids;		/* 0: empty slot (iids start at 1) */
-	size_t mask;		/* slots - 1; no slots while mask is 0 */
-	size_t count;
 };
 
 struct trace_writer {
@@ -140,78 +138,9 @@ struct trace_writer {
 	/* Tasks whose track is written: pid -> a hash of the comm it was named with. */
 	struct perfetto_intern tasks;
 	struct perfetto_intern comms;	/* annotation strings by comm hash */
+	struct perfetto_calls calls;	/* --graph: each track's open slices */
 	int error;			/* errno of the first failure */
 };
-
-static size_t perfetto_intern_slot(const struct perfetto_intern *t, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & t->mask;
-
-	while (t->iids[i] && t->keys[i] != key)
-		i = (i + 1) & t->mask;
-	return i;
-}
-
-static int perfetto_intern_grow(struct perfetto_intern *t)
-{
-	struct perfetto_intern n = { .mask = t->mask ? 2 * t->mask + 1 : 1023 };
-
-	n.keys = calloc(n.mask + 1, sizeof(*n.keys));
-	n.iids = calloc(n.mask + 1, sizeof(*n.iids));
-	if (!n.keys || !n.iids) {
-		free(n.keys);
-		free(n.iids);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; t->mask && i <= t->mask; i++) {
-		if (t->iids[i]) {
-			size_t s = perfetto_intern_slot(&n, t->keys[i]);
-
-			n.keys[s] = t->keys[i];
-			n.iids[s] = t->iids[i];
-		}
-	}
-	n.count = t->count;
-	free(t->keys);
-	free(t->iids);
-	*t = n;
-	return 0;
-}
-
-/*
- * The iid of key in t; a key seen for the first time gets *next (which
- * then advances) and *fresh is set: the caller must emit its string in
- * this packet's InternedData. Returns 0 or -ENOMEM.
- */
-static int perfetto_intern(struct perfetto_intern *t, uint64_t key, uint64_t *next,
-			   uint64_t *iid, int *fresh)
-{
-	size_t s;
-
-	*fresh = 0;
-	if (t->mask) {
-		s = perfetto_intern_slot(t, key);
-		if (t->iids[s]) {
-			*iid = t->iids[s];
-			return 0;
-		}
-	}
-	if ((t->count + 1) * 2 > t->mask && perfetto_intern_grow(t))
-		return -ENOMEM;
-	s = perfetto_intern_slot(t, key);
-	t->keys[s] = key;
-	t->iids[s] = *iid = (*next)++;
-	t->count++;
-	*fresh = 1;
-	return 0;
-}
-
-static void perfetto_intern_free(struct perfetto_intern *t)
-{
-	free(t->keys);
-	free(t->iids);
-	memset(t, 0, sizeof(*t));
-}
 
 /* Appends the finished packet to the file as one `Trace.packet` field. */
 static int perfetto_write_packet(struct trace_writer *w)
@@ -294,7 +223,7 @@ static int perfetto_describe_cpu(struct trace_writer *w, unsigned cpu)
  * CPU's idle or boot task (pid 0), else its vCPU's (idle, boot before the
  * tasks, unknown tasks, VM events).
  */
-static uint64_t perfetto_track_of(const struct ring_event *ev)
+uint64_t trace_perfetto_track(const struct ring_event *ev)
 {
 	if (!vmev_is(ev) && (ev->flags & VT_REC_FLAG_TASK) && ev->pid > 0 && ev->pid <= RING_PID_MAX)
 		return PERFETTO_UUID_TASK0 + (uint64_t)ev->pid;
@@ -461,7 +390,7 @@ static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kin
 	}
 	m = protobuf_begin_message(b, PF_PACKET_TRACK_EVENT);
 	protobuf_put_uint(b, PF_EVENT_TYPE, k->type);
-	protobuf_put_uint(b, PF_EVENT_TRACK_UUID, perfetto_track_of(ev));
+	protobuf_put_uint(b, PF_EVENT_TRACK_UUID, trace_perfetto_track(ev));
 	if (k->category)
 		protobuf_put_uint(b, PF_EVENT_CATEGORY_IIDS, k->category);
 	if (k->name != PERFETTO_NAME_NONE)
@@ -478,10 +407,14 @@ static void perfetto_put_event(struct trace_writer *w, const struct perfetto_kin
 	if (k->with & PERFETTO_WITH_IRQS_OFF)
 		perfetto_put_annotation(b, PERFETTO_ANN_IRQS_OFF, PF_ANNOT_BOOL,
 					!!(ev->flags & VT_REC_FLAG_IRQS_OFF));
-	if (perfetto_track_of(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu)
+	if (trace_perfetto_track(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu)
 		perfetto_put_annotation(b, PERFETTO_ANN_CPU, PF_ANNOT_UINT, ev->cpu);	/* a task's track: where it ran */
 	if (n->comm_iid)
 		perfetto_put_annotation(b, PERFETTO_ANN_COMM, PF_ANNOT_STRING_IID, n->comm_iid);
+	if ((k->with & PERFETTO_WITH_RETVAL) && w->meta.graph_retval)
+		perfetto_put_annotation(b, PERFETTO_ANN_RETVAL, PF_ANNOT_UINT, ev->retval);
+	if (k->with & PERFETTO_WITH_UNRETURNED)
+		perfetto_put_annotation(b, PERFETTO_ANN_UNRETURNED, PF_ANNOT_BOOL, 1);
 	protobuf_end_message(b, m);
 }
 
@@ -500,7 +433,7 @@ static int perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
 	if (w->error)
 		return -w->error;
 	rc = perfetto_describe_cpu(w, ev->cpu);
-	if (!rc && perfetto_track_of(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu) {
+	if (!rc && trace_perfetto_track(ev) != PERFETTO_UUID_VCPU0 + (uint64_t)ev->cpu) {
 		int renamed, fresh;
 
 		rc = perfetto_describe_task(w, ev, &renamed);
@@ -579,6 +512,7 @@ static void perfetto_free(struct trace_writer *w)
 	perfetto_intern_free(&w->callers);
 	perfetto_intern_free(&w->tasks);
 	perfetto_intern_free(&w->comms);
+	perfetto_calls_free(&w->calls);
 	free(w);
 }
 
@@ -607,9 +541,21 @@ static int perfetto_open(struct trace_writer **out_w, FILE *out, const struct tr
 
 static int perfetto_event(struct trace_writer *w, const struct ring_event *ev)
 {
+	enum trace_perfetto_kind kind = TRACE_PERFETTO_FUNC_ENTRY;
+	int rc;
+
 	if (vmev_is(ev))
 		return perfetto_vm_event(w, ev);
-	/* The stub records entries only: each is an instant (trace-perfetto.h). */
+	/* --graph: a hooked call is a slice, which its return ends; any other entry an instant. */
+	if (w->meta.graph && (ev->flags & (VT_REC_FLAG_HOOKED | VT_REC_FLAG_EXIT))) {
+		if (w->meta.graph_depth && ev->depth >= w->meta.graph_depth)
+			return 0;	/* as function_graph's max_graph_depth: not shown */
+		if (ev->flags & VT_REC_FLAG_EXIT)
+			return perfetto_calls_exit(w, &w->calls, ev);
+		if ((rc = perfetto_calls_enter(w, &w->calls, ev)))
+			return rc;
+		kind = TRACE_PERFETTO_FUNC_BEGIN;
+	}
 	if (w->meta.fnargs && (ev->flags & VT_REC_FLAG_ARGS)) {
 		/* --args: "(name=value, ...)" as the text writer prints it, in an "args" annotation. */
 		struct kbtf_proto proto;
@@ -619,9 +565,9 @@ static int perfetto_event(struct trace_writer *w, const struct ring_event *ev)
 		char args[384];
 
 		fnargs_format(known ? &proto : NULL, ev->args, args, sizeof(args));
-		return perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL, args);
+		return perfetto_emit(w, kind, ev, NULL, args);
 	}
-	return trace_perfetto_emit(w, TRACE_PERFETTO_FUNC_ENTRY, ev, NULL);
+	return trace_perfetto_emit(w, kind, ev, NULL);
 }
 
 static int perfetto_flush(struct trace_writer *w)

@@ -17,15 +17,16 @@ extern const struct trace_writer_ops trace_writer_perfetto;
 /*
  * What an event is, which decides how it is encoded (the table in
  * trace-perfetto.c): its TrackEvent type, where its name comes from, its
- * category and its annotations. The writer's event() maps every function
- * event to FUNC_ENTRY and every VM event to VM_EVENT; the slice kinds are
- * for returns, once they are recorded, through trace_perfetto_emit().
+ * category and its annotations. The writer's event() maps a function entry
+ * to FUNC_ENTRY, a hooked entry (--graph) to FUNC_BEGIN, its return to
+ * FUNC_END (perfetto-calls.c), and every VM event to VM_EVENT.
  */
 enum trace_perfetto_kind {
 	TRACE_PERFETTO_FUNC_ENTRY,	/* instant: a function was entered (no return recorded) */
 	TRACE_PERFETTO_FUNC_BEGIN,	/* slice begin: a function entered whose return is recorded */
 	TRACE_PERFETTO_FUNC_END,	/* slice end: that function returned (ev->func, parent unused) */
 	TRACE_PERFETTO_VM_EVENT,	/* instant: a VM event, named by the caller (e.g. "kvm:kvm_exit") */
+	TRACE_PERFETTO_FUNC_UNRETURNED,	/* slice end: a call whose return the stub never saw (its task went on below it) */
 	TRACE_PERFETTO_NKINDS
 };
 
@@ -38,5 +39,7 @@ enum trace_perfetto_kind {
  */
 int trace_perfetto_emit(struct trace_writer *w, enum trace_perfetto_kind kind,
 			const struct ring_event *ev, const char *name);
+/* The track an event goes on: its task's (pid above 0), else its vCPU's. */
+uint64_t trace_perfetto_track(const struct ring_event *ev);
 
 #endif

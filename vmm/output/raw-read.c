@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "vmm/output/raw-decode.h"
 #include "vmm/output/raw-read.h"
 #include "vmm/output/raw.h"
 
@@ -108,6 +109,9 @@ static int raw_parse_header(struct raw_reader *r, const uint8_t *p, uint32_t len
 	r->meta.tsc_base = h.tsc_base;
 	r->meta.ncpus = h.ncpus;
 	r->meta.kernel = r->kernel;
+	r->meta.graph = !!(h.graph & RAW_GRAPH_ON);
+	r->meta.graph_retval = !!(h.graph & RAW_GRAPH_RETVAL);
+	r->meta.graph_depth = h.graph_depth < VT_SHADOW_FRAMES ? h.graph_depth : 0;
 	return 0;
 }
 
@@ -431,139 +435,12 @@ const struct raw_read_report *raw_read_report(const struct raw_reader *r)
 	return &r->rep;
 }
 
-/* A chunk's decoding state (proto/raw.h): deltas, each ring's last seq and task. */
-struct raw_decode_state {
-	uint64_t prev_tsc, prev_func, known, last_seq[RAW_SEQ_RINGS];
-	uint64_t task_known;
-	struct ring_event task[RAW_SEQ_RINGS];	/* task, pid, comm of the ring's last task */
-};
-
-/* The task fields of an entry with RAW_FLAG_NEW_TASK; NULL when malformed. */
-static const uint8_t *raw_decode_task(const uint8_t *p, const uint8_t *end, struct ring_event *ev)
-{
-	uint64_t v;
-
-	if (!(p = raw_get_varint(p, end, &v)))
-		return NULL;
-	ev->task = v;
-	if (!(p = raw_get_varint(p, end, &v)) || v > RING_PID_MAX)
-		return NULL;
-	ev->pid = (int32_t)v;
-	if (!(p = raw_get_varint(p, end, &v)) || v >= sizeof(ev->comm) || v > (uint64_t)(end - p))
-		return NULL;
-	memset(ev->comm, 0, sizeof(ev->comm));
-	for (uint64_t i = 0; i < v; i++)
-		ev->comm[i] = p[i] >= 0x20 && p[i] <= 0x7e ? (char)p[i] : '?';
-	return p + v;
-}
-
-/* Decodes one entry record's fields after its tag; NULL when malformed. */
-static const uint8_t *raw_decode_entry(const uint8_t *p, const uint8_t *end, uint8_t tag,
-				       struct ring_event *ev, struct raw_decode_state *st)
-{
-	uint64_t v, expect = 0, *prev_tsc = &st->prev_tsc, *prev_func = &st->prev_func;
-	uint64_t *known = &st->known, *last_seq = st->last_seq;
-
-	if (!(p = raw_get_varint(p, end, &v)) || v > UINT16_MAX)
-		return NULL;
-	ev->cpu = (uint16_t)v;
-	ev->ring = ev->cpu;
-	if (tag & RAW_REC_RING) {
-		if (!(p = raw_get_varint(p, end, &v)) || v > UINT32_MAX)
-			return NULL;
-		ev->ring = (uint32_t)v;
-	}
-	ev->flags = (tag & RAW_REC_IRQS_OFF) ? VT_REC_FLAG_IRQS_OFF : 0;
-	if (tag & RAW_REC_FLAGS) {
-		uint64_t flags;
-
-		if (!(p = raw_get_varint(p, end, &flags)) ||
-		    (flags & ~(uint64_t)(VT_REC_FLAGS_VALID | RAW_FLAG_NEW_TASK)))
-			return NULL;
-		ev->flags = (uint16_t)flags;
-		if ((flags & RAW_FLAG_NEW_TASK) && !(flags & VT_REC_FLAG_TASK))
-			return NULL;
-		if (ev->flags & VT_REC_FLAG_CTX) {
-			if (!(p = raw_get_varint(p, end, &v)) || v > UINT32_MAX)
-				return NULL;
-			ev->preempt = (uint32_t)v;
-		}
-		if (flags & RAW_FLAG_NEW_TASK) {
-			if (!(p = raw_decode_task(p, end, ev)))
-				return NULL;
-			if (ev->ring < RAW_SEQ_RINGS) {
-				st->task[ev->ring] = *ev;
-				st->task_known |= 1ull << ev->ring;
-			}
-		} else if (ev->flags & VT_REC_FLAG_TASK) {
-			/* The ring's task from an earlier record of this chunk. */
-			if (ev->ring >= RAW_SEQ_RINGS || !(st->task_known & (1ull << ev->ring)))
-				return NULL;
-			ev->task = st->task[ev->ring].task;
-			ev->pid = st->task[ev->ring].pid;
-			memcpy(ev->comm, st->task[ev->ring].comm, sizeof(ev->comm));
-		}
-		if (ev->flags & VT_REC_FLAG_ARGS)
-			for (unsigned i = 0; i < VT_REC_NARGS; i++)
-				if (!(p = raw_get_varint(p, end, &ev->args[i])))
-					return NULL;
-	}
-	if (!(p = raw_get_varint(p, end, &v)))
-		return NULL;
-	ev->tsc = *prev_tsc += raw_unzigzag(v);
-	if (!(p = raw_get_varint(p, end, &v)))
-		return NULL;
-	ev->func = *prev_func += raw_unzigzag(v);
-	if (!(p = raw_get_varint(p, end, &v)))
-		return NULL;
-	ev->parent = ev->func + raw_unzigzag(v);
-	if (!(p = raw_get_varint(p, end, &v)))
-		return NULL;
-	if (ev->ring < RAW_SEQ_RINGS && (*known & (1ull << ev->ring)))
-		expect = last_seq[ev->ring] + 1;
-	ev->seq = expect + raw_unzigzag(v);
-	if (ev->ring < RAW_SEQ_RINGS) {
-		last_seq[ev->ring] = ev->seq;
-		*known |= 1ull << ev->ring;
-	}
-	return p;
-}
-
-/*
- * A VM event's body (proto/raw.h, RAW_REC_VMEV): 0, or -EINVAL unless it
- * decodes to exactly its length as a VM event.
- */
-static int raw_decode_vmev(const uint8_t *p, const uint8_t *end, struct ring_event *ev,
-			   uint64_t prev_tsc, uint64_t prev_func)
-{
-	uint64_t v[8];
-
-	for (unsigned i = 0; i < 8; i++)
-		if (!(p = raw_get_varint(p, end, &v[i])))
-			return -EINVAL;
-	if (p != end || v[0] > UINT16_MAX || v[1] > UINT32_MAX || v[2] > UINT16_MAX || !(v[2] & RING_EV_VM))
-		return -EINVAL;
-	ev->cpu = (uint16_t)v[0];
-	ev->ring = (uint32_t)v[1];
-	ev->flags = (uint16_t)v[2];
-	ev->seq = v[3];
-	ev->tsc = prev_tsc + raw_unzigzag(v[4]);
-	ev->func = prev_func + raw_unzigzag(v[5]);
-	ev->parent = v[6];
-	ev->arg = v[7];
-	return 0;
-}
-
 /* Decodes the event chunk at off into r->scratch; the count, or -EINVAL/-ENOMEM. */
 static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 {
 	struct raw_chunk c;
 	struct raw_events h;
 	const uint8_t *p, *end;
-	struct raw_decode_state st;
-	size_t n = 0;
-
-	st.prev_tsc = st.prev_func = st.known = st.task_known = 0;
 
 	memcpy(&c, r->map + off, sizeof(c));
 	p = r->map + off + sizeof(c);
@@ -581,35 +458,7 @@ static long raw_decode_chunk(struct raw_reader *r, uint64_t off)
 		r->scratch = s;
 		r->scratch_cap = h.count;
 	}
-	for (uint32_t i = 0; i < h.count; i++) {
-		uint8_t tag = *p++;
-		uint64_t len;
-
-		if (tag & RAW_REC_SIZED) {
-			if (!(p = raw_get_varint(p, end, &len)) || len > (uint64_t)(end - p))
-				return -EINVAL;
-			if ((tag & RAW_REC_KIND) == RAW_REC_VMEV) {
-				memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
-				if (raw_decode_vmev(p, p + len, &r->scratch[n], st.prev_tsc, st.prev_func))
-					return -EINVAL;
-				n++;
-			} else {
-				r->rep.skipped_records++;
-			}
-			p += len;
-		} else if ((tag & RAW_REC_KIND) == RAW_REC_ENTRY) {
-			memset(&r->scratch[n], 0, sizeof(r->scratch[n]));
-			p = raw_decode_entry(p, end, tag, &r->scratch[n], &st);
-			if (!p)
-				return -EINVAL;
-			n++;
-		} else {
-			return -EINVAL;
-		}
-		if (p >= end && i + 1 < h.count)
-			return -EINVAL;
-	}
-	return p == end ? (long)n : -EINVAL;
+	return raw_decode_records(p, end, h.count, c.version, r->scratch, &r->rep.skipped_records);
 }
 
 int raw_read_replay(struct raw_reader *r, raw_event_fn *fn, void *opaque)

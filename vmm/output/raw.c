@@ -92,6 +92,8 @@ static int raw_write_header(struct trace_writer *w, const struct trace_meta *met
 	h->tsc_base = meta->tsc_base;
 	h->ncpus = meta->ncpus;
 	h->kernel_len = (uint32_t)klen;
+	h->graph = (meta->graph ? RAW_GRAPH_ON : 0) | (meta->graph_retval ? RAW_GRAPH_RETVAL : 0);
+	h->graph_depth = meta->graph_depth;
 	if (klen)
 		memcpy(h + 1, meta->kernel, klen);
 	rc = raw_write_chunk(w, RAW_CHUNK_HEADER, h, sizeof(*h) + klen);
@@ -309,6 +311,57 @@ static int raw_vm_event(struct trace_writer *w, const struct ring_event *ev)
 	return -w->error;
 }
 
+/* --graph's fields (version 4): a hooked entry's depth; an exit's depth, return value and length. */
+static uint8_t *raw_put_graph(uint8_t *p, const struct ring_event *ev)
+{
+	if (ev->flags & (VT_REC_FLAG_HOOKED | VT_REC_FLAG_EXIT))
+		p = raw_put_varint(p, ev->depth);
+	if (ev->flags & VT_REC_FLAG_EXIT) {
+		p = raw_put_varint(p, ev->retval);
+		p = raw_put_varint(p, raw_zigzag(ev->tsc - ev->calltime));
+	}
+	return p;
+}
+
+/* Whether the ring's task changed since its last record in the chunk (then remembered). */
+static int raw_new_task(struct trace_writer *w, const struct ring_event *ev)
+{
+	struct raw_task *k = ev->ring < RAW_SEQ_RINGS ? &w->task[ev->ring] : NULL;
+	int new_task = !k || !(w->task_known & (1ull << ev->ring)) || k->task != ev->task ||
+		       k->pid != ev->pid || memcmp(k->comm, ev->comm, sizeof(k->comm));
+
+	if (new_task && k) {
+		k->task = ev->task;
+		k->pid = ev->pid;
+		memcpy(k->comm, ev->comm, sizeof(k->comm));
+		w->task_known |= 1ull << ev->ring;
+	}
+	return new_task;
+}
+
+/* The fields the flags varint announces (proto/raw.h), flags16 the flags kept. */
+static uint8_t *raw_put_flags(struct trace_writer *w, uint8_t *p, const struct ring_event *ev, uint16_t flags16)
+{
+	int new_task = (ev->flags & VT_REC_FLAG_TASK) && raw_new_task(w, ev);
+
+	p = raw_put_varint(p, (uint64_t)flags16 | (new_task ? RAW_FLAG_NEW_TASK : 0));
+	if (ev->flags & VT_REC_FLAG_CTX)
+		p = raw_put_varint(p, ev->preempt);
+	if (new_task) {
+		size_t n = strnlen(ev->comm, sizeof(ev->comm));
+
+		p = raw_put_varint(p, ev->task);
+		p = raw_put_varint(p, (uint32_t)ev->pid);
+		p = raw_put_varint(p, n);
+		memcpy(p, ev->comm, n);
+		p += n;
+	}
+	if (flags16 & VT_REC_FLAG_ARGS)
+		for (unsigned i = 0; i < VT_REC_NARGS; i++)
+			p = raw_put_varint(p, ev->args[i]);
+	return raw_put_graph(p, ev);
+}
+
 static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 {
 	uint8_t *p = w->pos, *tag = p++;
@@ -331,37 +384,8 @@ static int raw_event(struct trace_writer *w, const struct ring_event *ev)
 	if (flags16 == VT_REC_FLAG_IRQS_OFF) {
 		*tag |= RAW_REC_IRQS_OFF;
 	} else if (flags16) {
-		uint64_t flags = flags16;
-		int new_task = 0;
-
-		if (ev->flags & VT_REC_FLAG_TASK) {
-			struct raw_task *k = ev->ring < RAW_SEQ_RINGS ? &w->task[ev->ring] : NULL;
-
-			new_task = !k || !(w->task_known & (1ull << ev->ring)) || k->task != ev->task ||
-				   k->pid != ev->pid || memcmp(k->comm, ev->comm, sizeof(k->comm));
-			if (new_task && k) {
-				k->task = ev->task;
-				k->pid = ev->pid;
-				memcpy(k->comm, ev->comm, sizeof(k->comm));
-				w->task_known |= 1ull << ev->ring;
-			}
-		}
 		*tag |= RAW_REC_FLAGS;
-		p = raw_put_varint(p, flags | (new_task ? RAW_FLAG_NEW_TASK : 0));
-		if (ev->flags & VT_REC_FLAG_CTX)
-			p = raw_put_varint(p, ev->preempt);
-		if (new_task) {
-			size_t n = strnlen(ev->comm, sizeof(ev->comm));
-
-			p = raw_put_varint(p, ev->task);
-			p = raw_put_varint(p, (uint32_t)ev->pid);
-			p = raw_put_varint(p, n);
-			memcpy(p, ev->comm, n);
-			p += n;
-		}
-		if (flags16 & VT_REC_FLAG_ARGS)
-			for (unsigned i = 0; i < VT_REC_NARGS; i++)
-				p = raw_put_varint(p, ev->args[i]);
+		p = raw_put_flags(w, p, ev, flags16);
 	}
 	p = raw_put_varint(p, raw_zigzag(ev->tsc - w->prev_tsc));
 	p = raw_put_varint(p, raw_zigzag(ev->func - w->prev_func));

@@ -32,6 +32,7 @@ struct trace_meta {
 	unsigned ncpus;			/* vCPUs, i.e. rings: events have cpu < ncpus */
 	const char *kernel;		/* the image traced, for the record (may be NULL) */
 	struct fnargs *fnargs;		/* --args: the functions' prototypes; NULL: no arguments */
+	int graph;			/* --graph: hooked entries and exits; text is function_graph's */
 	int graph_retval;		/* graph: print return values (funcgraph-retval) */
 	unsigned graph_depth;		/* graph: print calls this deep at most; 0: all */
 };

@@ -128,7 +128,7 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 	if (c->graph) {
 		struct vt_stub_config *cfg = (struct vt_stub_config *)t->stub.code;
 
-		/* The call graph is a text layout of its own (function_graph's); other formats refuse it at open. */
+		/* The call graph is a text layout of its own (function_graph's); other formats carry returns as theirs. */
 		if (c->wops == &trace_writer_text)
 			c->wops = &trace_writer_graph;
 		/*
@@ -188,8 +188,7 @@ int tracer_client_open(struct tracer *t, struct trace_client *c, struct errbuf *
 	meta.fnargs = c->args ? tracer_fnargs(t) : NULL;
 	if (c->args && !meta.fnargs)
 		return err_set(err, ENOMEM, "out of memory for --args");
-	if (c->graph && c->wops != &trace_writer_graph)
-		return err_set(err, ENOTSUP, "--graph writes the text format only, not %s", c->wops->name);
+	meta.graph = c->graph;	/* the other formats record the returns too (docs/FORMATS.md) */
 	meta.graph_retval = c->retval;
 	meta.graph_depth = c->graph_depth;
 	return c->wops->open(&c->w, c->out, &meta, err);

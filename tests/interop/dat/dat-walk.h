@@ -25,6 +25,8 @@ struct dat_walk {
 	unsigned ncpus, nftrace, nsystems, ncpustat, has_clock;
 	const char *function_fmt, *kallsyms, *cmdlines;
 	size_t function_fmt_len, kallsyms_len, cmdlines_len;
+	const char *fgraph_fmt[2];	/* funcgraph_entry's and funcgraph_exit's formats (--graph) */
+	size_t fgraph_fmt_len[2];
 	uint64_t cpu_off[DAT_WALK_MAX_CPUS], cpu_size[DAT_WALK_MAX_CPUS];
 };
 
@@ -93,6 +95,14 @@ static int dat_walk_formats(struct dat_walk *w, struct errbuf *err)
 		if (len > 15 && !memcmp(t, "name: function\n", 15)) {
 			w->function_fmt = t;
 			w->function_fmt_len = len;
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			const char *want = k ? "name: funcgraph_exit\n" : "name: funcgraph_entry\n";
+
+			if (len > strlen(want) && !memcmp(t, want, strlen(want))) {
+				w->fgraph_fmt[k] = t;
+				w->fgraph_fmt_len[k] = len;
+			}
 		}
 	}
 	if (dat_take_num(w, 4, &n))
@@ -200,7 +210,18 @@ static void dat_check_event(const uint8_t *p, unsigned len, uint64_t ns, unsigne
 	uint32_t pid = (e->flags & VT_REC_FLAG_TASK) ? (uint32_t)e->pid : 0;
 
 	if (len >= 24 && dat_le(p, 2) == 1 && p[2] == flags && p[3] == pc && dat_le(p + 4, 4) == pid &&
-	    ns == trace_meta_ns(m, e->tsc) && dat_le(p + 8, 8) == e->func && dat_le(p + 16, 8) == e->parent)
+	    ns == trace_meta_ns(m, e->tsc) && dat_le(p + 8, 8) == e->func && dat_le(p + 16, 8) == e->parent &&
+	    !(m->graph && (e->flags & (VT_REC_FLAG_HOOKED | VT_REC_FLAG_EXIT))))
+		return;
+	/* --graph: funcgraph_entry (11: func, depth) and funcgraph_exit (10: + calltime and rettime in ns). */
+	if (m->graph && (e->flags & VT_REC_FLAG_HOOKED) && len >= 20 && dat_le(p, 2) == 11 && p[2] == flags &&
+	    dat_le(p + 4, 4) == pid && ns == trace_meta_ns(m, e->tsc) && dat_le(p + 8, 8) == e->func &&
+	    dat_le(p + 16, 4) == e->depth)
+		return;
+	if (m->graph && (e->flags & VT_REC_FLAG_EXIT) && len >= 40 && dat_le(p, 2) == 10 && p[2] == flags &&
+	    dat_le(p + 4, 4) == pid && ns == trace_meta_ns(m, e->tsc) && dat_le(p + 8, 8) == e->func &&
+	    dat_le(p + 16, 4) == e->depth && dat_le(p + 24, 8) == trace_meta_ns(m, e->calltime) &&
+	    dat_le(p + 32, 8) == ns)
 		return;
 	if (d->mismatches++ < 5)
 		printf("INFO: CPU %u event %zu: type %u flags %u pid %u ns %llu ip %llx parent %llx\n", cpu,
@@ -280,12 +301,19 @@ static void check_walk(const char *name, const struct dat_walk *w, const struct 
 
 	CHECK(w->ncpus == m->ncpus && w->ncpustat == m->ncpus && w->has_clock,
 	      "%s: %u CPUs, a CPUSTAT option each, a trace clock", name, w->ncpus);
-	/* One other system: kvm, the VM events' formats (trace-dat-events.c). */
-	CHECK(w->nftrace == 1 && w->nsystems == 1 && w->function_fmt &&
+	/* ftrace's function and funcgraph_entry/_exit; one other system: kvm (trace-dat-events.c). */
+	CHECK(w->nftrace == 3 && w->nsystems == 1 && w->function_fmt &&
 	      memmem(w->function_fmt, w->function_fmt_len, "ID: 1\n", 6) &&
 	      memmem(w->function_fmt, w->function_fmt_len,
 		     "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n", 58),
 	      "%s: the ftrace formats hold ftrace:function, id 1, parent_ip at 16", name);
+	CHECK(w->fgraph_fmt[0] && w->fgraph_fmt[1] &&
+	      memmem(w->fgraph_fmt[0], w->fgraph_fmt_len[0], "ID: 11\n", 7) &&
+	      memmem(w->fgraph_fmt[0], w->fgraph_fmt_len[0], "\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n", 47) &&
+	      memmem(w->fgraph_fmt[1], w->fgraph_fmt_len[1], "ID: 10\n", 7) &&
+	      memmem(w->fgraph_fmt[1], w->fgraph_fmt_len[1],
+		     "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n", 64),
+	      "%s: and funcgraph_entry (id 11, depth at 16) and funcgraph_exit (id 10, rettime at 32)", name);
 	CHECK(dat_cmdlines_ok(w, exp, n), "%s: cmdlines: one \"pid comm\" line per pid above 0 the events have", name);
 	CHECK(memmem(w->kallsyms, w->kallsyms_len, "ffffffff81001000 T fn_00\n", 25) &&
 	      memmem(w->kallsyms, w->kallsyms_len, " d some_data\n", 13) &&

@@ -127,6 +127,8 @@ struct dec_event {
 	const char *comm;	/* the "comm" annotation (a renamed task), NULL: none */
 	const char *name, *category, *parent;
 	char *args;		/* a VM event's "args" (string_value), owned */
+	uint64_t retval;	/* a slice end's "retval" (--graph --retval) */
+	int has_retval, unreturned;	/* unreturned: "return_not_recorded" */
 };
 
 struct dec_trace {
@@ -256,7 +258,7 @@ static const struct dec_track *dec_track_find(const struct dec_trace *t, uint64_
 
 /*
  * One DebugAnnotation: "parent" and "comm" (interned strings), "irqs_off"
- * (bool), "args" (string), "cpu" (uint).
+ * and "return_not_recorded" (bool), "args" (string), "cpu" and "retval" (uint).
  */
 static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, struct dec_event *e)
 {
@@ -293,6 +295,11 @@ static int dec_annotation(struct dec_trace *t, const struct pbr_field *field, st
 	} else if (!strcmp(name, "irqs_off") && has_bool && bval <= 1) {
 		e->irqs_off = (int)bval;
 		e->has_irqs = 1;
+	} else if (!strcmp(name, "retval") && has_uint && !e->has_retval) {
+		e->retval = uval;
+		e->has_retval = 1;
+	} else if (!strcmp(name, "return_not_recorded") && has_bool && bval == 1) {
+		e->unreturned = 1;
 	} else if (!strcmp(name, "args") && sval.data && !e->args) {
 		if (!(e->args = strndup((const char *)sval.data, sval.len)))
 			return dec_fail(t, "out of memory");
