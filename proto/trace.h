@@ -8,8 +8,8 @@
 #ifndef PROTO_TRACE_H
 #define PROTO_TRACE_H
 
-#define VT_PROTO_VERSION        4
-#define VT_STUB_MAGIC           0x3454535454524d56ULL	/* "VMRTTST4": version 3 and the return hooks of --graph */
+#define VT_PROTO_VERSION        5
+#define VT_STUB_MAGIC           0x3554535454524d56ULL	/* "VMRTTST5": version 4, --args on request, the headers' cache */
 
 /* Port the stub writes (32-bit, value = ring index) when a lossless ring is full. */
 #define VT_DOORBELL_PORT        0x0d40
@@ -47,7 +47,17 @@
  * VT_CFG_STACK_OFF, VT_CFG_STACK_SIZE bytes) below the slot of a new
  * call is dead (its task left it without returning) and is dropped.
  */
-#define VT_CFG_GRAPH            120	/* non-zero: hook returns */
+#define VT_CFG_GRAPH            120	/* u32, non-zero: hook returns */
+/*
+ * Arguments (version 5): with VT_CFG_ARGS non-zero (a client asked for
+ * --args) an entry record holds the argument registers (VT_REC_ARGS, with
+ * VT_REC_FLAG_ARGS); without, the x86_64, arm64 and riscv64 stubs leave
+ * them out (the last two store them for --graph too, whose hook reloads
+ * them, without the flag); the loongarch64 stub always records them. It
+ * follows VT_CFG_GRAPH, so that one 64-bit test sees both; the host sets
+ * it with the first client that asks, and it stays on, as VT_CFG_GRAPH.
+ */
+#define VT_CFG_ARGS             124	/* u32, non-zero: record the arguments */
 #define VT_CFG_SHADOW           128	/* guest VA of the shadow stacks */
 #define VT_CFG_SHADOW_MASK      136	/* number of shadow stacks - 1 (power of two) */
 #define VT_CFG_STACK_OFF        144	/* task offset of the stack pointer (task_struct.stack), or -1 */
@@ -68,6 +78,20 @@
 #define VT_HDR_HEAD             0	/* reservations made: written by the stub */
 #define VT_HDR_DROPPED          8	/* events the stub had to drop */
 #define VT_HDR_UNHOOKED         16	/* --graph: calls whose return could not be hooked */
+/*
+ * The stub's cache of this ring (version 5; the x86_64, arm64 and riscv64
+ * stubs), taken from the configuration block at the ring's first event:
+ * its first record, the record's CPU and flags word as every event there
+ * starts it (the ring's CPU, VT_REC_FLAG_CTX | VT_REC_FLAG_TASK, commit 0),
+ * and the limit, written last. A limit of 0 means empty: the host leaves
+ * the cache zero wherever it lays rings out (their headers zeroed, and the
+ * stub then fills it), and the stub fills it only when every field its
+ * common path reads is known (guest-stub/x86_64/stub.S). The host never
+ * reads it.
+ */
+#define VT_HDR_RECS             24
+#define VT_HDR_CPU_FLAGS        32
+#define VT_HDR_LIMIT            40
 #define VT_HDR_TAIL             64	/* records consumed: written by the host */
 #define VT_HDR_SIZE             128
 #define VT_HDR_SHIFT            7
@@ -82,7 +106,7 @@
 #define VT_REC_PREEMPT          40	/* u32 preempt count (arch bits removed) */
 #define VT_REC_PID              44	/* s32 pid of the task */
 #define VT_REC_COMM             48	/* the task's comm, 16 bytes, as found */
-#define VT_REC_ARGS             64	/* version 3: the six argument registers at the call */
+#define VT_REC_ARGS             64	/* version 3: the six argument registers at the call (VT_REC_FLAG_ARGS, with VT_CFG_ARGS) */
 #define VT_REC_NARGS            6
 #define VT_REC_RETVAL           64	/* exit records: the return value (rax) ... */
 #define VT_REC_CALLTIME         72	/* ... and the TSC at the function's entry */
@@ -156,7 +180,8 @@ struct vt_stub_config {
 	uint64_t tif_off;
 	uint64_t tif_mask;
 	uint64_t migr_off;
-	uint64_t graph;
+	uint32_t graph;
+	uint32_t args;
 	uint64_t shadow;
 	uint64_t shadow_mask;
 	uint64_t stack_off;
@@ -176,7 +201,10 @@ struct vt_ring_hdr {
 	uint64_t head;
 	uint64_t dropped;
 	uint64_t unhooked;
-	uint64_t reserved0[5];
+	uint64_t stub_recs;		/* the stub's cache (VT_HDR_RECS): the host never reads it */
+	uint64_t stub_cpu_flags;
+	uint64_t stub_limit;
+	uint64_t reserved0[2];
 	uint64_t tail;			/* its own cache line: the host writes it */
 	uint64_t reserved1[7];
 };
@@ -214,6 +242,7 @@ _Static_assert(__builtin_offsetof(struct vt_stub_config, tif_off) == VT_CFG_TIF_
 _Static_assert(__builtin_offsetof(struct vt_stub_config, tif_mask) == VT_CFG_TIF_MASK, "tif_mask");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, migr_off) == VT_CFG_MIGR_OFF, "migr_off");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, graph) == VT_CFG_GRAPH, "graph");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, args) == VT_CFG_ARGS && VT_CFG_ARGS == VT_CFG_GRAPH + 4, "args");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, shadow) == VT_CFG_SHADOW, "shadow");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, shadow_mask) == VT_CFG_SHADOW_MASK, "shadow_mask");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_off) == VT_CFG_STACK_OFF, "stack_off");
@@ -225,6 +254,9 @@ _Static_assert(VT_SHADOW_FRAME0 + VT_SHADOW_FRAMES * VT_FRAME_SIZE <= VT_SHADOW_
 _Static_assert(sizeof(struct vt_ring_hdr) == VT_HDR_SIZE && (1 << VT_HDR_SHIFT) == VT_HDR_SIZE, "hdr size");
 _Static_assert(__builtin_offsetof(struct vt_ring_hdr, dropped) == VT_HDR_DROPPED, "dropped");
 _Static_assert(__builtin_offsetof(struct vt_ring_hdr, unhooked) == VT_HDR_UNHOOKED, "unhooked");
+_Static_assert(__builtin_offsetof(struct vt_ring_hdr, stub_recs) == VT_HDR_RECS &&
+	       __builtin_offsetof(struct vt_ring_hdr, stub_cpu_flags) == VT_HDR_CPU_FLAGS &&
+	       __builtin_offsetof(struct vt_ring_hdr, stub_limit) == VT_HDR_LIMIT, "the stub's cache");
 _Static_assert(__builtin_offsetof(struct vt_ring_hdr, tail) == VT_HDR_TAIL, "tail");
 _Static_assert(sizeof(struct vt_record) == VT_REC_SIZE && (1 << VT_REC_SHIFT) == VT_REC_SIZE, "record size");
 _Static_assert(__builtin_offsetof(struct vt_record, func) == VT_REC_FUNC, "func");

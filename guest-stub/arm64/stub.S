@@ -28,6 +28,16 @@
  *    keeps a breakpoint (QEMU's gdbstub) and drains the ring before it lets
  *    the vCPU go on; still full then, the event is dropped and counted.
  *
+ * The common path reads its ring's geometry from the ring header's cache
+ * (VT_HDR_RECS, proto/trace.h), filled from the configuration block at the
+ * ring's first event when every field it reads is known (its limit is 0
+ * until then, so that event takes the full ring's way), and checks no
+ * "-1 = unknown" beyond the CPU's; otherwise each event takes RECORD 0's
+ * way (.Lgeneral), which checks every field. The arguments are recorded
+ * when a client asked for --args (VT_CFG_ARGS) or --graph, one test on the
+ * common path with the rarer flags. 63 instructions per traced call on the
+ * common path, the slot's two included (bench/stub-insns).
+ *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
  * the x86_64 stub does (docs/TRACING.md "Call graphs"): a frame on the
  * task's shadow stack keeps x9, the caller's return address, and x9 becomes
@@ -39,6 +49,12 @@
  * x0-x3 below sp while it uses them and never touches x4-x8.
  */
 #include "proto/trace.h"
+
+/* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
+#define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
+.if VT_REC_FLAG_HOOKED > 0x80 || VT_REC_MIGR_SHIFT != 8 || VT_HDR_CPU_FLAGS != VT_HDR_RECS + 8
+	.error "the record's flags or the header's cache moved"
+.endif
 
 	.text
 	.globl	vt_stub_image
@@ -79,9 +95,10 @@ cfg:
 
 /*
  * One record, from the CPU number to the publishing store, then back to the
- * traced code: kind 0 an entry (x9 the caller's return address, x30 the
- * slot + 8), kind 1 an exit (x9 where the function returns to, x30 its
- * slot + 8, x2 the entry's counter, x3 the depth, the return value at
+ * traced code, every field checked: kind 0 an entry (x9 the caller's return
+ * address, x30 the slot + 8), which goes on at .Lentry_tail for what
+ * clients asked for, kind 1 an exit (x9 where the function returns to, x30
+ * its slot + 8, x2 the entry's counter, x3 the depth, the return value at
  * [sp]). DAIF is in x17, interrupts masked.
  */
 .macro RECORD kind
@@ -100,7 +117,6 @@ cfg:
 	ldr	x14, cfg + VT_CFG_RING_RECS
 	ldr	x12, cfg + VT_CFG_RING_BYTES
 	madd	x14, x12, x13, x14		/* x14: ring records */
-	mov	x15, #(\kind << 1)		/* bit 0: the doorbell rung; bit 1: the kind */
 
 .Lretry\kind:
 	ldxr	x12, [x11]			/* VT_HDR_HEAD is at 0 */
@@ -112,7 +128,7 @@ cfg:
 	add	x13, x12, #1
 	stxr	w16, x13, [x11]
 	cbnz	w16, .Lretry\kind
-
+.Lreserved\kind:
 	/* x12: index, x13: index + 1, the commit marker */
 	ldr	x16, cfg + VT_CFG_RING_MASK
 	and	x16, x12, x16
@@ -125,11 +141,7 @@ cfg:
 	str	x12, [x16, #VT_REC_FUNC]
 	str	x9, [x16, #VT_REC_PARENT]
 .if \kind == 0
-	stp	x0, x1, [x16, #VT_REC_ARGS]
-	stp	x2, x3, [x16, #VT_REC_ARGS + 16]
-	stp	x4, x5, [x16, #VT_REC_ARGS + 32]
 	ubfx	x12, x17, #7, #1		/* DAIF.I at entry: irqs off */
-	orr	x12, x12, #VT_REC_FLAG_ARGS
 .else
 	ldr	x12, [sp]			/* the return value */
 	stp	x12, x2, [x16, #VT_REC_RETVAL]	/* ... and the entry's counter (VT_REC_CALLTIME) */
@@ -186,14 +198,11 @@ cfg:
 	cmp	w15, w11
 	csel	w15, w15, w11, ls
 	orr	x12, x12, x15, lsl #VT_REC_MIGR_SHIFT
-7:
-.if \kind == 0
-	ldr	x15, cfg + VT_CFG_GRAPH
-	cbnz	x15, .Lgraph_entry
-.Lgraph_back:
-.endif
-	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
+7:	orr	w12, w10, w12, lsl #16		/* cpu | flags << 16 */
 	str	w12, [x16, #VT_REC_CPU_FLAGS]
+.if \kind == 0
+	b	.Lentry_tail
+.endif
 	add	x16, x16, #VT_REC_COMMIT
 	stlr	w13, [x16]			/* publish: every store above is seen first */
 
@@ -209,12 +218,28 @@ cfg:
 	ret	x9
 .endif
 
+	/*
+	 * Lossless ring full: ring the doorbell once (x15: where it goes on);
+	 * still full then, the oldest record is one this CPU's interrupted
+	 * context is writing: drop the event and count it.
+	 */
 .Lfull\kind:
 	clrex
-	tbnz	x15, #0, .Ldrop\kind
-	orr	x15, x15, #1
+	adr	x15, .Lagain\kind
 	b	.Ldoorbell			/* a local label: no relocation left in the flat image */
+.Lagain\kind:
+	ldxr	x12, [x11]
+	ldr	x13, [x11, #VT_HDR_TAIL]
+	sub	x13, x12, x13
+	ldr	x16, cfg + VT_CFG_LIMIT
+	cmp	x13, x16
+	b.hs	.Ldrop\kind
+	add	x13, x12, #1
+	stxr	w16, x13, [x11]
+	cbnz	w16, .Lagain\kind
+	b	.Lreserved\kind
 .Ldrop\kind:
+	clrex
 	add	x13, x11, #VT_HDR_DROPPED
 3:	ldxr	x12, [x13]
 	add	x12, x12, #1
@@ -223,16 +248,193 @@ cfg:
 	b	.Ldone\kind
 .endm
 
+/* Sets flag in the record's flags (x16), using w15. */
+.macro SETFLAG flag
+	ldrh	w15, [x16, #REC_FLAGS]
+	orr	w15, w15, #\flag
+	strh	w15, [x16, #REC_FLAGS]
+.endm
+
 	.globl	vt_stub_entry
 vt_stub_entry:
 	mrs	x17, daif
 	msr	daifset, #3
+	/* The CPU's own ring (cpu_number at tpidr_el1): its number known, and below the rings'. */
+	ldr	x11, cfg + VT_CFG_CPU_OFF
+	cmn	x11, #1
+	b.eq	.Lgeneral
+	mrs	x12, tpidr_el1
+	ldr	w10, [x11, x12]			/* x10: the CPU */
+	ldr	w12, cfg + VT_CFG_NRINGS
+	cmp	w10, w12
+	b.hs	.Lgeneral
+	ldr	x11, cfg + VT_CFG_RING_HDRS
+	add	x11, x11, x10, lsl #VT_HDR_SHIFT	/* x11: the ring's header */
+	/* Its limit is 0 until its cache is filled: its first event goes to .Lfull. */
+.Lreserve:
+	ldxr	x12, [x11]			/* VT_HDR_HEAD is at 0 */
+	ldr	x13, [x11, #VT_HDR_TAIL]
+	sub	x13, x12, x13
+	ldr	x16, [x11, #VT_HDR_LIMIT]
+	cmp	x13, x16
+	b.hs	.Lfull
+	add	x13, x12, #1
+	stxr	w16, x13, [x11]
+	cbnz	w16, .Lreserve
+.Lreserved:
+	/* x12: index, x13: index + 1, the commit marker */
+	ldr	x16, cfg + VT_CFG_RING_MASK
+	and	x16, x12, x16
+	ldp	x14, x12, [x11, #VT_HDR_RECS]	/* the ring's records, its CPU and flags word */
+	add	x16, x14, x16, lsl #VT_REC_SHIFT	/* x16: the record */
+	str	x12, [x16, #VT_REC_CPU_FLAGS]	/* with commit 0 first: torn until committed */
+	dmb	ishst
+	mrs	x12, cntvct_el0
+	str	x12, [x16, #VT_REC_TSC]
+	sub	x12, x30, #8
+	stp	x12, x9, [x16, #VT_REC_FUNC]	/* and VT_REC_PARENT */
+	tbnz	x17, #7, .Lirqs_off		/* DAIF.I at entry */
+.Lirqs_on:
+	mrs	x14, sp_el0			/* x14: the task */
+	str	x14, [x16, #VT_REC_TASK]
+	ldr	x15, cfg + VT_CFG_PID_OFF
+	ldr	w15, [x14, x15]
+	str	w15, [x16, #VT_REC_PID]
+	ldr	x15, cfg + VT_CFG_COMM_OFF
+	add	x15, x14, x15
+	ldp	x11, x15, [x15]
+	stp	x11, x15, [x16, #VT_REC_COMM]
+	/* The preempt count, its need-resched bit inverted at bit 32 (clear: a resched is due). */
+	ldr	x15, cfg + VT_CFG_PC_OFF
+	ldr	x15, [x14, x15]
+	str	w15, [x16, #VT_REC_PREEMPT]
+	tbz	x15, #32, .Lpreempt_resched
+.Lpreempt:
+	/*
+	 * Done, unless the thread flags' need-resched bit is set, migration
+	 * is disabled, or a client asked for --graph or --args (VT_CFG_GRAPH
+	 * and VT_CFG_ARGS in one 64-bit word): then .Lmore.
+	 */
+	ldr	x15, cfg + VT_CFG_TIF_OFF
+	ldr	x15, [x14, x15]
+	ldr	x11, cfg + VT_CFG_TIF_MASK
+	tst	x15, x11
+	b.ne	.Lneed_resched
+	ldr	x15, cfg + VT_CFG_MIGR_OFF
+	ldrh	w15, [x14, x15]
+	ldr	x11, cfg + VT_CFG_GRAPH
+	orr	x15, x15, x11
+	cbnz	x15, .Lmore
+.Lpublish:
+	add	x16, x16, #VT_REC_COMMIT
+	stlr	w13, [x16]			/* publish: every store above is seen first */
+.Lentry_out:
+	msr	daif, x17
+	mov	x16, x30
+	mov	x30, x9
+	ret	x16
+
+.Lirqs_off:
+	SETFLAG	VT_REC_FLAG_IRQS_OFF
+	b	.Lirqs_on
+.Lpreempt_resched:
+	SETFLAG	VT_REC_FLAG_PREEMPT_RESCHED
+	b	.Lpreempt
+.Lneed_resched:
+	SETFLAG	VT_REC_FLAG_NEED_RESCHED
+.Lmore:
+	/* migrate-disable (at most 15), the flags' second byte */
+	ldr	x15, cfg + VT_CFG_MIGR_OFF
+	ldrh	w15, [x14, x15]
+	mov	w11, #15
+	cmp	w15, w11
+	csel	w15, w15, w11, ls
+	ldrb	w11, [x16, #REC_FLAGS + 1]
+	orr	w11, w11, w15
+	strb	w11, [x16, #REC_FLAGS + 1]
+	/*
+	 * What clients asked for (RECORD 0 joins here: x16 the record with
+	 * all but the arguments, the return hook and the commit written, x14
+	 * the task or 0, x13 the commit marker, x10 the CPU). The arguments
+	 * for --args, and for --graph, whose hook spends x0-x5 and reloads
+	 * them from the record.
+	 */
+.Lentry_tail:
+	ldr	x15, cfg + VT_CFG_GRAPH		/* and VT_CFG_ARGS */
+	cbz	x15, .Lpublish
+	stp	x0, x1, [x16, #VT_REC_ARGS]
+	stp	x2, x3, [x16, #VT_REC_ARGS + 16]
+	stp	x4, x5, [x16, #VT_REC_ARGS + 32]
+	ldr	w15, cfg + VT_CFG_ARGS
+	cbz	w15, 1f
+	SETFLAG	VT_REC_FLAG_ARGS
+1:	ldr	w15, cfg + VT_CFG_GRAPH
+	cbnz	w15, .Lgraph_entry
+	b	.Lpublish
+
+	/*
+	 * Full (x16: the limit), or the ring's cache still empty (limit 0). A
+	 * full lossless ring: ring the doorbell once (x15: where it goes on);
+	 * still full then, the oldest record is one this CPU's interrupted
+	 * context is writing: drop the event and count it.
+	 */
+.Lfull:
+	clrex
+	cbz	x16, .Lfill
+	adr	x15, .Lagain
+	b	.Ldoorbell
+.Lagain:
+	ldxr	x12, [x11]
+	ldr	x13, [x11, #VT_HDR_TAIL]
+	sub	x13, x12, x13
+	ldr	x16, [x11, #VT_HDR_LIMIT]
+	cmp	x13, x16
+	b.hs	.Ldrop
+	add	x13, x12, #1
+	stxr	w16, x13, [x11]
+	cbnz	w16, .Lagain
+	b	.Lreserved
+.Ldrop:
+	clrex
+	add	x13, x11, #VT_HDR_DROPPED
+3:	ldxr	x12, [x13]
+	add	x12, x12, #1
+	stxr	w16, x12, [x13]
+	cbnz	w16, 3b
+	b	.Lentry_out
+
+	/*
+	 * The ring's first event: its cache from the configuration block when
+	 * every field the common path reads is known (pid and comm are with
+	 * the task: the host's promise), the limit last. Nothing reserved yet.
+	 */
+.Lfill:
+	ldr	x12, cfg + VT_CFG_CUR_OFF
+	ldr	x13, cfg + VT_CFG_PC_OFF
+	orr	x12, x12, x13
+	ldr	x13, cfg + VT_CFG_TIF_OFF
+	orr	x12, x12, x13
+	ldr	x13, cfg + VT_CFG_MIGR_OFF
+	orr	x12, x12, x13
+	tbnz	x12, #63, .Lgeneral		/* one of them -1: unknown */
+	ldr	x12, cfg + VT_CFG_RING_RECS
+	ldr	x13, cfg + VT_CFG_RING_BYTES
+	madd	x12, x13, x10, x12		/* the ring's records (x10: its CPU) */
+	mov	x13, #((VT_REC_FLAG_CTX | VT_REC_FLAG_TASK) << 16)
+	orr	x13, x13, x10
+	stp	x12, x13, [x11, #VT_HDR_RECS]
+	ldr	x12, cfg + VT_CFG_LIMIT
+	str	x12, [x11, #VT_HDR_LIMIT]
+	b	.Lreserve
+
+	/* Any field unknown, or the CPU's number, or a CPU without a ring: everything checked. */
+.Lgeneral:
 	RECORD	0
 
 	/*
-	 * --graph, from the entry's label 7 (x16: the record, x13: its commit
-	 * marker, x12: the flags, x10: the CPU, x14: the task, x9: the
-	 * caller's return address; x11, x15 and x0-x5 free): push a frame on
+	 * --graph, from .Lentry_tail (x16: the record, x13: its commit marker,
+	 * x10: the CPU, x14: the task, x9: the caller's return address; x11,
+	 * x12, x15 and x0-x5 free; the arguments in the record): push a frame on
 	 * the task's shadow stack and point the return at vt_stub_return.
 	 * Interrupts are masked, but each step is still ordered as on x86_64
 	 * (a frame reserved with its key cleared before it is filled).
@@ -335,7 +537,7 @@ vt_stub_entry:
 	str	x0, [x3, #VT_FRAME_SLOT]
 	ldr	x9, cfg + VT_CFG_RETURN		/* the hook: the function returns there */
 	str	w1, [x16, #VT_REC_DEPTH]
-	orr	x12, x12, #VT_REC_FLAG_HOOKED
+	SETFLAG	VT_REC_FLAG_HOOKED
 	b	.Lg_back
 .Lg_taken:
 	clrex					/* another CPU's task took it first */
@@ -355,7 +557,7 @@ vt_stub_entry:
 	ldp	x0, x1, [x16, #VT_REC_ARGS]	/* the arguments back as the function gets them */
 	ldp	x2, x3, [x16, #VT_REC_ARGS + 16]
 	ldp	x4, x5, [x16, #VT_REC_ARGS + 32]
-	b	.Lgraph_back
+	b	.Lpublish
 
 	/*
 	 * A hooked call returns here (its `ret` came to x30; sp is what it was
@@ -454,8 +656,7 @@ vt_stub_return:
 vt_stub_doorbell:
 .Ldoorbell:
 	nop					/* the host's breakpoint: x11 is the ring's header */
-	tbnz	x15, #1, .Lretry1
-	b	.Lretry0
+	br	x15				/* where the full ring's way goes on */
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -225,7 +225,7 @@ cfg:
 	st.d	$s2, $t5, VT_REC_COMM + 8
 4:	st.d	$s1, $t5, VT_REC_TASK
 .if \kind == 0
-	ld.d	$t2, $s0, VT_CFG_GRAPH
+	ld.w	$t2, $s0, VT_CFG_GRAPH		/* u32: VT_CFG_ARGS follows */
 	bnez	$t2, .Lgraph_entry
 .Lgraph_back:
 .endif

@@ -2,7 +2,11 @@
 /*
  * vmmtrace's x86_64 guest stub. A traced function's entry slot is
  * `call vt_stub_entry`; the stub appends one record to its CPU's ring and
- * returns into the function with every register and flag as they were.
+ * returns into the function with every register and flag as they were,
+ * except r10 and r11: nothing lives in them at a function's fentry call
+ * (the kernel's own ftrace_caller saves only rax, the argument registers
+ * and rbp, and the C it calls clobbers the rest), so the entry uses them
+ * as scratch. The return hook (vt_stub_return) keeps every register.
  *
  * Runs in every guest context that can reach a slot (task, softirq, hardirq,
  * NMI; from the first call of start_kernel on), so it:
@@ -14,14 +18,44 @@
  *    marker (x86 stores are seen in order);
  *  - uses only instructions the software-assisted host emulates at CPL0
  *    (rdtsc and lock cmpxchg: no rdtscp, no rdpid; HOST-KVM.md §2).
- * 119 instructions per event on the common path with every field known
- * (docs/TRACING.md counts them).
+ * 70 instructions per traced call on the common path (the slot's call
+ * included; ring not full, every field known, no --args, no --graph), as
+ * bench/stub-insns counts them in real calls under QEMU.
+ *
+ * The common path reads each ring's geometry from the ring header's cache
+ * (VT_HDR_RECS, proto/trace.h), which the ring's first event fills from
+ * the configuration block, and checks "-1 = unknown" once there: a ring
+ * whose cache is empty has limit 0, so its first event takes the full
+ * ring's way, which fills the cache when every field the common path reads
+ * is known. Otherwise every event takes .Lgeneral's way, which checks each
+ * field at each event. The rarer cases (irqs off, a resched due, no task,
+ * migration disabled, the arguments with --args, the return hook with
+ * --graph; the last three tested at once) are branches the common path
+ * does not take, their work done out of its way, each flag set in the
+ * record's flags there.
  *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return:
  * vt_stub_return records the exit and goes back to the caller
  * (docs/TRACING.md "Call graphs" has the rules for the shadow stacks).
  */
 #include "proto/trace.h"
+
+/* The entry's frame: what it saves, the slot's call, the function's own return address. */
+#define E_RSI		0
+#define E_RDX		8
+#define E_RAX		16
+#define E_RFLAGS	24
+#define E_RET		32	/* into the function, past its slot */
+#define E_PARENT	40	/* from the function into its caller */
+/* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
+#define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
+
+.if VT_REC_FLAG_HOOKED > 0x80 || VT_REC_MIGR_SHIFT != 8
+	.error "the record's flags no longer fit their first byte"
+.endif
+.if VT_CFG_ARGS != VT_CFG_GRAPH + 4
+	.error "VT_CFG_ARGS no longer follows VT_CFG_GRAPH"
+.endif
 
 	.text
 	.code64
@@ -61,183 +95,41 @@ cfg:
 .endm
 
 /*
- * One record, from the CPU number to the publishing store, then back to
- * the traced code: kind 0 an entry (the frame of vt_stub_entry), kind 1 an
- * exit (the frame of vt_stub_return).
+ * A lossless ring is full (its header in hdr): ring the doorbell, the host
+ * drains the ring before this vCPU runs again, and go on after the macro.
+ * At vt_stub_doorbell r8 is the ring's header, eax its number and edx the
+ * port (the host's protocol); rcx where to go on. Clobbers rax and rdx.
  */
-.macro RECORD kind
-	/* CPU number from the guest's per-CPU data, when the host found it. */
-	xorl	%edi, %edi
-	movq	cfg+VT_CFG_CPU_OFF(%rip), %rcx
-	cmpq	$-1, %rcx
-	je	1f
-	movl	%gs:(%rcx), %edi
-1:	movl	%edi, %esi
-	cmpl	cfg+VT_CFG_NRINGS(%rip), %esi
-	jb	2f
-	xorl	%esi, %esi			/* unknown CPU: the shared ring 0 */
-2:	movq	%rsi, %r8
-	shlq	$VT_HDR_SHIFT, %r8
-	addq	cfg+VT_CFG_RING_HDRS(%rip), %r8	/* r8: ring header */
-	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rsi
-	addq	cfg+VT_CFG_RING_RECS(%rip), %rsi	/* rsi: ring records */
-
-.Lretry\kind:
-	movq	VT_HDR_HEAD(%r8), %rax
-	movq	%rax, %rcx
-	subq	VT_HDR_TAIL(%r8), %rcx
-	cmpq	cfg+VT_CFG_LIMIT(%rip), %rcx
-	jae	.Lfull\kind
-	leaq	1(%rax), %rdx
-	lock cmpxchgq %rdx, VT_HDR_HEAD(%r8)
-	jne	.Lretry\kind
-
-	/* rax: index, rdx: index + 1 = the commit marker */
-	movq	%rax, %rcx
-	andq	cfg+VT_CFG_RING_MASK(%rip), %rcx
-	shlq	$VT_REC_SHIFT, %rcx
-	addq	%rsi, %rcx			/* rcx: the record */
-	movl	$0, VT_REC_COMMIT(%rcx)		/* overwrite mode: torn until committed */
-	movq	%rdx, %rsi
-	rdtsc					/* after the reservation: see vmm/trace/trace-buf.h */
-	shlq	$32, %rdx
-	orq	%rdx, %rax
-	movq	%rax, VT_REC_TSC(%rcx)
-	movq	72(%rsp), %rax
-.if \kind == 0
-	subq	$5, %rax			/* the slot: call rel32 is 5 bytes */
-	movq	%rax, VT_REC_FUNC(%rcx)
-	movq	80(%rsp), %rax
-.else
-	movq	%rax, VT_REC_FUNC(%rcx)		/* the frame keeps the slot */
-	movq	96(%rsp), %rax			/* where the function returns to */
-.endif
-	movq	%rax, VT_REC_PARENT(%rcx)
-.if \kind == 0
-	/* The arguments as the function receives them (SysV: rdi, rsi, rdx, rcx, r8, r9). */
-	movq	24(%rsp), %rax
-	movq	%rax, VT_REC_ARGS(%rcx)
-	movq	32(%rsp), %rax
-	movq	%rax, VT_REC_ARGS+8(%rcx)
-	movq	40(%rsp), %rax
-	movq	%rax, VT_REC_ARGS+16(%rcx)
-	movq	48(%rsp), %rax
-	movq	%rax, VT_REC_ARGS+24(%rcx)
-	movq	16(%rsp), %rax
-	movq	%rax, VT_REC_ARGS+32(%rcx)
-	movq	8(%rsp), %rax
-	movq	%rax, VT_REC_ARGS+40(%rcx)
-.else
-	movq	56(%rsp), %rax			/* the return value */
-	movq	%rax, VT_REC_RETVAL(%rcx)
-	movq	80(%rsp), %rax
-	movq	%rax, VT_REC_CALLTIME(%rcx)
-	movl	88(%rsp), %eax
-	movl	%eax, VT_REC_DEPTH(%rcx)
-.endif
-	movl	64(%rsp), %r9d			/* flags at entry: IF clear = irqs off */
-	notl	%r9d
-	shrl	$9, %r9d
-	andl	$VT_REC_FLAG_IRQS_OFF, %r9d
-.if \kind == 0
-	orl	$VT_REC_FLAG_ARGS, %r9d		/* r9d: the record's flags */
-.else
-	orl	$VT_REC_FLAG_EXIT, %r9d
-.endif
-
-	/*
-	 * The preempt count. x86 keeps its need-resched bit inverted in bit
-	 * 31 (arch/x86/include/asm/preempt.h): clear means a resched is due.
-	 */
-	xorl	%eax, %eax
-	movq	cfg+VT_CFG_PC_OFF(%rip), %rdx
-	cmpq	$-1, %rdx
-	je	3f
-	orl	$VT_REC_FLAG_CTX, %r9d
-	movl	%gs:(%rdx), %eax
-	btrl	$31, %eax
-	jc	3f
-	orl	$VT_REC_FLAG_PREEMPT_RESCHED, %r9d
-3:	movl	%eax, VT_REC_PREEMPT(%rcx)
-
-	/* The current task: its pid, comm, need-resched flag, migrate-disable. */
-	xorl	%r10d, %r10d
-	movq	cfg+VT_CFG_CUR_OFF(%rip), %rdx
-	cmpq	$-1, %rdx
-	je	4f
-	movq	%gs:(%rdx), %r10
-4:	movq	%r10, VT_REC_TASK(%rcx)
-	testq	%r10, %r10
-	jz	6f
-	orl	$VT_REC_FLAG_TASK, %r9d
-	movq	cfg+VT_CFG_PID_OFF(%rip), %rdx
-	movl	(%r10,%rdx), %eax
-	movl	%eax, VT_REC_PID(%rcx)
-	movq	cfg+VT_CFG_COMM_OFF(%rip), %rdx
-	movq	(%r10,%rdx), %rax
-	movq	%rax, VT_REC_COMM(%rcx)
-	movq	8(%r10,%rdx), %rax
-	movq	%rax, VT_REC_COMM+8(%rcx)
-	movq	cfg+VT_CFG_TIF_OFF(%rip), %rdx
-	cmpq	$-1, %rdx
-	je	5f
-	movq	(%r10,%rdx), %rax
-	testq	cfg+VT_CFG_TIF_MASK(%rip), %rax
-	jz	5f
-	orl	$VT_REC_FLAG_NEED_RESCHED, %r9d
-5:	movq	cfg+VT_CFG_MIGR_OFF(%rip), %rdx
-	cmpq	$-1, %rdx
-	je	6f
-	movzwl	(%r10,%rdx), %eax
-	cmpl	$15, %eax
-	jbe	7f
-	movl	$15, %eax
-7:	shll	$VT_REC_MIGR_SHIFT, %eax
-	orl	%eax, %r9d
-6:
-.if \kind == 0
-	cmpq	$0, cfg+VT_CFG_GRAPH(%rip)
-	jne	.Lgraph_entry
-.Lgraph_back:
-.endif
-	shll	$16, %r9d
-	movw	%di, %r9w
-	movl	%r9d, VT_REC_CPU_FLAGS(%rcx)
-	movl	%esi, VT_REC_COMMIT(%rcx)	/* publish */
-.Ldone\kind:
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rax
-	popfq
-.if \kind == 1
-	leaq	24(%rsp), %rsp			/* func, calltime, depth: to the original return address */
-.endif
-	ret
-
-	/*
-	 * Lossless ring full: ring the doorbell once; the host drains the
-	 * ring before this vCPU runs again. Still full afterwards means the
-	 * oldest record is one this CPU's interrupted context is writing
-	 * (an NMI nested in the stub): drop the event and count it.
-	 */
-.Lfull\kind:
-	btsq	$63, %rdi
-	jc	.Ldrop\kind
-	movq	%r8, %rax
+.macro DOORBELL hdr
+	pushq	%rcx
+	pushq	%r8
+	movq	\hdr, %r8
+	movq	\hdr, %rax
 	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
 	shrq	$VT_HDR_SHIFT, %rax
 	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
-	movl	$\kind, %ecx
+	leaq	.Lrang\@(%rip), %rcx
 	jmp	vt_stub_doorbell
-.Ldrop\kind:
-	lock incq VT_HDR_DROPPED(%r8)
-	jmp	.Ldone\kind
+.Lrang\@:
+	popq	%r8
+	popq	%rcx
+.endm
 
+/*
+ * Reserves a record on the ring whose header is in r10 against the limit
+ * at lim: rax the index, r11 index + 1 (the commit marker); to full when
+ * the ring holds lim records.
+ */
+.macro RESERVE lim, full
+	movq	VT_HDR_HEAD(%r10), %rax
+.Lreserve\@:
+	movq	%rax, %rdx
+	subq	VT_HDR_TAIL(%r10), %rdx
+	cmpq	\lim, %rdx
+	jae	\full
+	leaq	1(%rax), %r11
+	lock cmpxchgq %r11, VT_HDR_HEAD(%r10)
+	jne	.Lreserve\@
 .endm
 
 	.globl	vt_stub_entry
@@ -245,23 +137,269 @@ vt_stub_entry:
 	pushfq
 	cli
 	pushq	%rax
-	pushq	%rcx
 	pushq	%rdx
 	pushq	%rsi
-	pushq	%rdi
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	/* 0 r10, 8 r9, 16 r8, 24 rdi, 32 rsi, 40 rdx, 48 rcx, 56 rax, 64 rflags, 72 ret, 80 parent */
+	/* The CPU's own ring: its number known, and below the rings'. */
+	movq	cfg+VT_CFG_CPU_OFF(%rip), %rax
+	cmpq	$-1, %rax
+	je	.Lgeneral
+	movl	%gs:(%rax), %r10d
+	cmpl	cfg+VT_CFG_NRINGS(%rip), %r10d
+	jae	.Lgeneral
+	shll	$VT_HDR_SHIFT, %r10d
+	addq	cfg+VT_CFG_RING_HDRS(%rip), %r10	/* r10: the ring's header */
+	/* Its limit is 0 until its cache is filled: its first event goes to .Lfull. */
+	RESERVE	VT_HDR_LIMIT(%r10), .Lfull
+.Lreserved:
+	andq	cfg+VT_CFG_RING_MASK(%rip), %rax
+	shlq	$VT_REC_SHIFT, %rax
+	movq	VT_HDR_RECS(%r10), %rsi
+	addq	%rax, %rsi			/* rsi: the record */
+	/*
+	 * The CPU, the flags every event on this ring has (CTX, TASK) and
+	 * commit 0 in one store, first: in overwrite mode the record is torn
+	 * until committed.
+	 */
+	movq	VT_HDR_CPU_FLAGS(%r10), %rax
+	movq	%rax, VT_REC_CPU_FLAGS(%rsi)
+	rdtsc					/* after the reservation: see vmm/trace/trace-buf.h */
+	movl	%eax, VT_REC_TSC(%rsi)
+	movl	%edx, VT_REC_TSC+4(%rsi)
+	movq	E_RET(%rsp), %rax
+	subq	$5, %rax			/* the slot: call rel32 is 5 bytes */
+	movq	%rax, VT_REC_FUNC(%rsi)
+	movq	E_PARENT(%rsp), %rax
+	movq	%rax, VT_REC_PARENT(%rsi)
+	btl	$9, E_RFLAGS(%rsp)		/* IF at the call */
+	jnc	.Lirqs_off
+.Lirqs_on:
+	/*
+	 * The preempt count. x86 keeps its need-resched bit inverted in bit
+	 * 31 (arch/x86/include/asm/preempt.h): clear means a resched is due.
+	 */
+	movq	cfg+VT_CFG_PC_OFF(%rip), %rax
+	movl	%gs:(%rax), %eax
+	btrl	$31, %eax
+	jnc	.Lpreempt_resched
+.Lpreempt:
+	movl	%eax, VT_REC_PREEMPT(%rsi)
+	/* The current task: its pid and comm. */
+	movq	cfg+VT_CFG_CUR_OFF(%rip), %rax
+	movq	%gs:(%rax), %r10		/* r10: the task */
+	movq	%r10, VT_REC_TASK(%rsi)
+	testq	%r10, %r10
+	jz	.Lno_task
+	movq	cfg+VT_CFG_PID_OFF(%rip), %rax
+	movl	(%r10,%rax), %eax
+	movl	%eax, VT_REC_PID(%rsi)
+	movq	cfg+VT_CFG_COMM_OFF(%rip), %rdx
+	movq	(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM(%rsi)
+	movq	8(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM+8(%rsi)
+	/*
+	 * Done, unless the task's need-resched flag is set, its migration
+	 * disabled, or a client asked for --graph or --args (VT_CFG_GRAPH
+	 * and VT_CFG_ARGS in one 64-bit word): then .Lmore.
+	 */
+	movq	cfg+VT_CFG_TIF_OFF(%rip), %rax
+	movq	(%r10,%rax), %rax
+	testq	cfg+VT_CFG_TIF_MASK(%rip), %rax
+	jnz	.Lneed_resched
+	movq	cfg+VT_CFG_MIGR_OFF(%rip), %rax
+	movzwl	(%r10,%rax), %eax
+	orq	cfg+VT_CFG_GRAPH(%rip), %rax
+	jnz	.Lmore
+	movl	%r11d, VT_REC_COMMIT(%rsi)	/* publish */
+.Lentry_out:
+	popq	%rsi
+	popq	%rdx
+	popq	%rax
+	popfq
+	ret
 
-	RECORD	0
+	/* The common path's rarer flags, each set in the record's flags. */
+.Lirqs_off:
+	orb	$VT_REC_FLAG_IRQS_OFF, REC_FLAGS(%rsi)
+	jmp	.Lirqs_on
+.Lpreempt_resched:
+	orb	$VT_REC_FLAG_PREEMPT_RESCHED, REC_FLAGS(%rsi)
+	jmp	.Lpreempt
+.Lno_task:
+	andb	$(~VT_REC_FLAG_TASK & 0xff), REC_FLAGS(%rsi)
+	jmp	.Lentry_tail
 
 	/*
-	 * --graph, from the entry's label 6 (rcx: the record, rsi: its commit
-	 * marker, r8: the ring header, r9d: the flags, r10: the task, edi: the
-	 * CPU): push a frame on the task's shadow stack and point the return
-	 * address at vt_stub_return. Interrupts are off; only an NMI can nest,
-	 * and it leaves the stack as it found it, so each step is safe to be
+	 * The task's need-resched flag, its migration_disabled (r10: the task,
+	 * both offsets known), then what clients asked for. .Lgeneral joins
+	 * at .Lmigr (rax: the offset) and .Lentry_tail: rsi the record with
+	 * all but the arguments, the return hook and the commit written, r10
+	 * the task or 0, r11d the commit marker, the entry's frame.
+	 */
+.Lneed_resched:
+	orb	$VT_REC_FLAG_NEED_RESCHED, REC_FLAGS(%rsi)
+.Lmore:
+	movq	cfg+VT_CFG_MIGR_OFF(%rip), %rax
+.Lmigr:
+	movzwl	(%r10,%rax), %eax
+	cmpl	$15, %eax
+	jbe	2f
+	movl	$15, %eax
+2:	orb	%al, REC_FLAGS+1(%rsi)		/* VT_REC_MIGR_SHIFT: the flags' second byte */
+.Lentry_tail:
+	cmpl	$0, cfg+VT_CFG_ARGS(%rip)
+	je	3f
+	/* The arguments as the function receives them (SysV: rdi, rsi, rdx, rcx, r8, r9). */
+	movq	%rdi, VT_REC_ARGS(%rsi)
+	movq	E_RSI(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+8(%rsi)
+	movq	E_RDX(%rsp), %rax
+	movq	%rax, VT_REC_ARGS+16(%rsi)
+	movq	%rcx, VT_REC_ARGS+24(%rsi)
+	movq	%r8, VT_REC_ARGS+32(%rsi)
+	movq	%r9, VT_REC_ARGS+40(%rsi)
+	orb	$VT_REC_FLAG_ARGS, REC_FLAGS(%rsi)
+3:	cmpl	$0, cfg+VT_CFG_GRAPH(%rip)
+	jne	.Lgraph_entry
+.Lpublish:
+	movl	%r11d, VT_REC_COMMIT(%rsi)	/* publish */
+	jmp	.Lentry_out
+
+	/*
+	 * Full (rdx: head - tail, at least the limit), or the ring's cache is
+	 * still empty (limit 0). A full lossless ring: ring the doorbell once;
+	 * the host drains the ring before this vCPU runs again. Still full
+	 * afterwards means the oldest record is one this CPU's interrupted
+	 * context is writing (an NMI nested in the stub): drop the event and
+	 * count it.
+	 */
+.Lfull:
+	cmpq	$0, VT_HDR_LIMIT(%r10)
+	je	.Lfill
+	DOORBELL %r10
+	RESERVE	VT_HDR_LIMIT(%r10), .Ldrop
+	jmp	.Lreserved
+.Ldrop:
+	lock incq VT_HDR_DROPPED(%r10)
+	jmp	.Lentry_out
+
+	/*
+	 * The ring's first event: its cache from the configuration block,
+	 * when every field the common path reads is known (pid and comm are
+	 * whenever the task is: the host's promise), the limit last. An NMI
+	 * nested in here writes the same values. Nothing is reserved yet.
+	 */
+.Lfill:
+	movq	cfg+VT_CFG_PC_OFF(%rip), %rax
+	orq	cfg+VT_CFG_CUR_OFF(%rip), %rax
+	orq	cfg+VT_CFG_TIF_OFF(%rip), %rax
+	orq	cfg+VT_CFG_MIGR_OFF(%rip), %rax
+	js	.Lgeneral			/* one of them -1: unknown */
+	movq	%r10, %rax
+	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
+	shrq	$VT_HDR_SHIFT, %rax		/* the ring: this CPU's number */
+	movq	%rax, %rdx
+	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rdx
+	addq	cfg+VT_CFG_RING_RECS(%rip), %rdx
+	movq	%rdx, VT_HDR_RECS(%r10)
+	orq	$((VT_REC_FLAG_CTX | VT_REC_FLAG_TASK) << 16), %rax
+	movq	%rax, VT_HDR_CPU_FLAGS(%r10)
+	movq	cfg+VT_CFG_LIMIT(%rip), %rax
+	movq	%rax, VT_HDR_LIMIT(%r10)
+	RESERVE	VT_HDR_LIMIT(%r10), .Lfull
+	jmp	.Lreserved
+
+	/*
+	 * Any field unknown, or the CPU's number (all CPUs then share ring 0),
+	 * or a CPU without a ring (ring 0 too): each field as far as it is
+	 * known, the others zero. Nothing is reserved yet; the entry's frame.
+	 */
+.Lgeneral:
+	xorl	%r10d, %r10d
+	movq	cfg+VT_CFG_CPU_OFF(%rip), %rax
+	cmpq	$-1, %rax
+	je	1f
+	movl	%gs:(%rax), %r10d
+	cmpl	cfg+VT_CFG_NRINGS(%rip), %r10d
+	jb	1f
+	xorl	%r10d, %r10d			/* no ring of its own: the shared ring 0 */
+1:	movq	%r10, %rsi
+	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rsi
+	addq	cfg+VT_CFG_RING_RECS(%rip), %rsi	/* rsi: the ring's records */
+	shlq	$VT_HDR_SHIFT, %r10
+	addq	cfg+VT_CFG_RING_HDRS(%rip), %r10	/* r10: its header */
+	RESERVE	cfg+VT_CFG_LIMIT(%rip), .Lgen_full
+.Lgen_reserved:
+	andq	cfg+VT_CFG_RING_MASK(%rip), %rax
+	shlq	$VT_REC_SHIFT, %rax
+	addq	%rax, %rsi			/* rsi: the record */
+	/* The CPU as the record's (0 when unknown), commit 0 with it, first. */
+	xorl	%eax, %eax
+	movq	cfg+VT_CFG_CPU_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	2f
+	movzwl	%gs:(%rdx), %eax
+2:	movq	%rax, VT_REC_CPU_FLAGS(%rsi)
+	rdtsc
+	movl	%eax, VT_REC_TSC(%rsi)
+	movl	%edx, VT_REC_TSC+4(%rsi)
+	movq	E_RET(%rsp), %rax
+	subq	$5, %rax
+	movq	%rax, VT_REC_FUNC(%rsi)
+	movq	E_PARENT(%rsp), %rax
+	movq	%rax, VT_REC_PARENT(%rsi)
+	btl	$9, E_RFLAGS(%rsp)
+	jc	3f
+	orb	$VT_REC_FLAG_IRQS_OFF, REC_FLAGS(%rsi)
+3:	xorl	%eax, %eax
+	movq	cfg+VT_CFG_PC_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	4f
+	orb	$VT_REC_FLAG_CTX, REC_FLAGS(%rsi)
+	movl	%gs:(%rdx), %eax
+	btrl	$31, %eax
+	jc	4f
+	orb	$VT_REC_FLAG_PREEMPT_RESCHED, REC_FLAGS(%rsi)
+4:	movl	%eax, VT_REC_PREEMPT(%rsi)
+	xorl	%r10d, %r10d
+	movq	cfg+VT_CFG_CUR_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	5f
+	movq	%gs:(%rdx), %r10
+5:	movq	%r10, VT_REC_TASK(%rsi)
+	testq	%r10, %r10
+	jz	.Lentry_tail
+	orb	$VT_REC_FLAG_TASK, REC_FLAGS(%rsi)
+	movq	cfg+VT_CFG_PID_OFF(%rip), %rax
+	movl	(%r10,%rax), %eax
+	movl	%eax, VT_REC_PID(%rsi)
+	movq	cfg+VT_CFG_COMM_OFF(%rip), %rdx
+	movq	(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM(%rsi)
+	movq	8(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM+8(%rsi)
+	movq	cfg+VT_CFG_TIF_OFF(%rip), %rax
+	cmpq	$-1, %rax
+	je	6f
+	movq	(%r10,%rax), %rax
+	testq	cfg+VT_CFG_TIF_MASK(%rip), %rax
+	jz	6f
+	orb	$VT_REC_FLAG_NEED_RESCHED, REC_FLAGS(%rsi)
+6:	movq	cfg+VT_CFG_MIGR_OFF(%rip), %rax
+	cmpq	$-1, %rax
+	jne	.Lmigr
+	jmp	.Lentry_tail
+.Lgen_full:
+	DOORBELL %r10
+	RESERVE	cfg+VT_CFG_LIMIT(%rip), .Ldrop
+	jmp	.Lgen_reserved
+
+	/*
+	 * --graph, from .Lentry_tail (rsi: the record, its TSC written, r10:
+	 * the task or 0, r11d: the commit marker): push a frame on the task's
+	 * shadow stack and point the function's return address at
+	 * vt_stub_return. Interrupts are off; only an NMI can nest, and it
+	 * leaves the stack as it found it, so each step is safe to be
 	 * interrupted: a frame is reserved (depth raised) with its slot field
 	 * cleared first, then filled.
 	 */
@@ -271,7 +409,7 @@ vt_stub_entry:
 	pushq	%r11
 	pushq	%rbx
 	pushq	%rbp
-	/* 24 more bytes on the stack: the caller's return address is at 24+80(%rsp). */
+	/* 24 more bytes on the stack: the function's return address is at 24+E_PARENT(%rsp). */
 	SHADOW_HASH %rax
 	movq	%rax, %rdx			/* rdx: the hash */
 	SHADOW_TABLE %rax, %rbp			/* rbp: the home table */
@@ -300,21 +438,19 @@ vt_stub_entry:
 	cmpl	$VT_SHADOW_PROBE, %r11d
 	jbe	2b
 	jmp	.Lg_unhooked			/* every table in reach is taken */
-3:	movq	%rcx, %rdx
-	movq	VT_SHADOW_REACH(%rbp), %rax
+3:	movq	VT_SHADOW_REACH(%rbp), %rax
 4:	cmpq	%r11, %rax
 	jae	5f
 	lock cmpxchgq %r11, VT_SHADOW_REACH(%rbp)
 	jne	4b
 5:	xorl	%eax, %eax
 	lock cmpxchgq %r10, VT_SHADOW_TASK(%rbx)
-	movq	%rdx, %rcx
 	jne	.Lg_unhooked			/* another CPU's task took it first */
 .Lg_found:
 	movq	VT_SHADOW_DEPTH(%rbx), %rax
 	cmpq	$VT_SHADOW_FRAMES, %rax
 	ja	.Lg_unhooked			/* not a depth this stub wrote */
-	leaq	24+80(%rsp), %rdx		/* rdx: the return address's slot */
+	leaq	24+E_PARENT(%rsp), %rdx		/* rdx: the return address's slot */
 	/*
 	 * Dead frames: the top frame's slot lies on the task's own stack below
 	 * this call's (its function never returned; the task left it, e.g.
@@ -361,26 +497,33 @@ vt_stub_entry:
 	movq	%r11, VT_SHADOW_DEPTH(%rbx)
 	movq	(%rdx), %r11
 	movq	%r11, VT_FRAME_RET(%rbp)
-	movq	VT_REC_FUNC(%rcx), %r11
+	movq	VT_REC_FUNC(%rsi), %r11
 	movq	%r11, VT_FRAME_FUNC(%rbp)
-	movq	VT_REC_TSC(%rcx), %r11
+	movq	VT_REC_TSC(%rsi), %r11
 	movq	%r11, VT_FRAME_TSC(%rbp)
 	movq	%rdx, VT_FRAME_SLOT(%rbp)
 	movq	cfg+VT_CFG_RETURN(%rip), %r11
 	movq	%r11, (%rdx)			/* the hook */
-	movl	%eax, VT_REC_DEPTH(%rcx)
-	orl	$VT_REC_FLAG_HOOKED, %r9d
+	movl	%eax, VT_REC_DEPTH(%rsi)
+	orb	$VT_REC_FLAG_HOOKED, REC_FLAGS(%rsi)
 	popq	%rbp
 	popq	%rbx
 	popq	%r11
-	jmp	.Lgraph_back
+	jmp	.Lpublish
 .Lg_unhooked:
 	popq	%rbp
 	popq	%rbx
 	popq	%r11
 .Lunhooked:
-	lock incq VT_HDR_UNHOOKED(%r8)
-	jmp	.Lgraph_back
+	/* Counted on the record's ring: its CPU's, or ring 0 (as the reservation chose). */
+	movzwl	VT_REC_CPU_FLAGS(%rsi), %eax
+	cmpl	cfg+VT_CFG_NRINGS(%rip), %eax
+	jb	6f
+	xorl	%eax, %eax
+6:	shll	$VT_HDR_SHIFT, %eax
+	addq	cfg+VT_CFG_RING_HDRS(%rip), %rax
+	lock incq VT_HDR_UNHOOKED(%rax)
+	jmp	.Lpublish
 
 	/*
 	 * A hooked call returns here (its `ret` popped the slot, rsp = slot + 8).
@@ -448,7 +591,139 @@ vt_stub_return:
 	lock cmpxchgq %rcx, VT_SHADOW_TASK(%rbx)
 4:	popq	%rbx
 	popq	%r11
-	RECORD	1
+
+	/*
+	 * The exit's record, every field checked (the CPU in edi, r8 the
+	 * ring's header, rcx the record, esi the commit marker, r9d the flags;
+	 * bit 63 of rdi: the doorbell rang).
+	 */
+	xorl	%edi, %edi
+	movq	cfg+VT_CFG_CPU_OFF(%rip), %rcx
+	cmpq	$-1, %rcx
+	je	1f
+	movl	%gs:(%rcx), %edi
+1:	movl	%edi, %esi
+	cmpl	cfg+VT_CFG_NRINGS(%rip), %esi
+	jb	2f
+	xorl	%esi, %esi			/* unknown CPU: the shared ring 0 */
+2:	movq	%rsi, %r8
+	shlq	$VT_HDR_SHIFT, %r8
+	addq	cfg+VT_CFG_RING_HDRS(%rip), %r8	/* r8: ring header */
+	imulq	cfg+VT_CFG_RING_BYTES(%rip), %rsi
+	addq	cfg+VT_CFG_RING_RECS(%rip), %rsi	/* rsi: ring records */
+.Lx_retry:
+	movq	VT_HDR_HEAD(%r8), %rax
+	movq	%rax, %rcx
+	subq	VT_HDR_TAIL(%r8), %rcx
+	cmpq	cfg+VT_CFG_LIMIT(%rip), %rcx
+	jae	.Lx_full
+	leaq	1(%rax), %rdx
+	lock cmpxchgq %rdx, VT_HDR_HEAD(%r8)
+	jne	.Lx_retry
+
+	/* rax: index, rdx: index + 1 = the commit marker */
+	movq	%rax, %rcx
+	andq	cfg+VT_CFG_RING_MASK(%rip), %rcx
+	shlq	$VT_REC_SHIFT, %rcx
+	addq	%rsi, %rcx			/* rcx: the record */
+	movl	$0, VT_REC_COMMIT(%rcx)		/* overwrite mode: torn until committed */
+	movq	%rdx, %rsi
+	rdtsc					/* after the reservation: see vmm/trace/trace-buf.h */
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, VT_REC_TSC(%rcx)
+	movq	72(%rsp), %rax
+	movq	%rax, VT_REC_FUNC(%rcx)		/* the frame keeps the slot */
+	movq	96(%rsp), %rax			/* where the function returns to */
+	movq	%rax, VT_REC_PARENT(%rcx)
+	movq	56(%rsp), %rax			/* the return value */
+	movq	%rax, VT_REC_RETVAL(%rcx)
+	movq	80(%rsp), %rax
+	movq	%rax, VT_REC_CALLTIME(%rcx)
+	movl	88(%rsp), %eax
+	movl	%eax, VT_REC_DEPTH(%rcx)
+	movl	64(%rsp), %r9d			/* flags at entry: IF clear = irqs off */
+	notl	%r9d
+	shrl	$9, %r9d
+	andl	$VT_REC_FLAG_IRQS_OFF, %r9d
+	orl	$VT_REC_FLAG_EXIT, %r9d
+
+	/* The preempt count, its need-resched bit inverted in bit 31 as at the entry. */
+	xorl	%eax, %eax
+	movq	cfg+VT_CFG_PC_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	3f
+	orl	$VT_REC_FLAG_CTX, %r9d
+	movl	%gs:(%rdx), %eax
+	btrl	$31, %eax
+	jc	3f
+	orl	$VT_REC_FLAG_PREEMPT_RESCHED, %r9d
+3:	movl	%eax, VT_REC_PREEMPT(%rcx)
+
+	/* The current task: its pid, comm, need-resched flag, migrate-disable. */
+	xorl	%r10d, %r10d
+	movq	cfg+VT_CFG_CUR_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	4f
+	movq	%gs:(%rdx), %r10
+4:	movq	%r10, VT_REC_TASK(%rcx)
+	testq	%r10, %r10
+	jz	6f
+	orl	$VT_REC_FLAG_TASK, %r9d
+	movq	cfg+VT_CFG_PID_OFF(%rip), %rdx
+	movl	(%r10,%rdx), %eax
+	movl	%eax, VT_REC_PID(%rcx)
+	movq	cfg+VT_CFG_COMM_OFF(%rip), %rdx
+	movq	(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM(%rcx)
+	movq	8(%r10,%rdx), %rax
+	movq	%rax, VT_REC_COMM+8(%rcx)
+	movq	cfg+VT_CFG_TIF_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	5f
+	movq	(%r10,%rdx), %rax
+	testq	cfg+VT_CFG_TIF_MASK(%rip), %rax
+	jz	5f
+	orl	$VT_REC_FLAG_NEED_RESCHED, %r9d
+5:	movq	cfg+VT_CFG_MIGR_OFF(%rip), %rdx
+	cmpq	$-1, %rdx
+	je	6f
+	movzwl	(%r10,%rdx), %eax
+	cmpl	$15, %eax
+	jbe	7f
+	movl	$15, %eax
+7:	shll	$VT_REC_MIGR_SHIFT, %eax
+	orl	%eax, %r9d
+6:	shll	$16, %r9d
+	movw	%di, %r9w
+	movl	%r9d, VT_REC_CPU_FLAGS(%rcx)
+	movl	%esi, VT_REC_COMMIT(%rcx)	/* publish */
+.Lx_done:
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popfq
+	leaq	24(%rsp), %rsp			/* func, calltime, depth: to the original return address */
+	ret
+
+	/* Lossless ring full: as the entry's .Lfull, r8 the header already. */
+.Lx_full:
+	btsq	$63, %rdi
+	jc	.Lx_drop
+	movq	%r8, %rax
+	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
+	shrq	$VT_HDR_SHIFT, %rax
+	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
+	leaq	.Lx_retry(%rip), %rcx
+	jmp	vt_stub_doorbell
+.Lx_drop:
+	lock incq VT_HDR_DROPPED(%r8)
+	jmp	.Lx_done
 
 	/*
 	 * Not on the current task's stack: `current` changed inside the call
@@ -485,8 +760,8 @@ vt_stub_return:
 	ud2
 
 	/*
-	 * The doorbell (eax: the ring, r8: its header, edx: the port, ecx: the
-	 * record's kind): on KVM the port write exits and the VMM drains the
+	 * The doorbell (eax: the ring, r8: its header, edx: the port, rcx:
+	 * where to go on): on KVM the port write exits and the VMM drains the
 	 * ring; QEMU reports no port write, so its host keeps a breakpoint
 	 * here and drains there, and the write then goes to a port no device
 	 * claims. On a page of its own: QEMU runs every instruction of a page
@@ -496,9 +771,7 @@ vt_stub_return:
 	.globl	vt_stub_doorbell
 vt_stub_doorbell:
 	outl	%eax, %dx
-	testl	%ecx, %ecx
-	jnz	.Lretry1
-	jmp	.Lretry0
+	jmp	*%rcx
 
 	.globl	vt_stub_end
 vt_stub_end:

@@ -139,6 +139,15 @@ int tracer_client_new(struct tracer *t, FILE *out, int own_out, const struct tra
 		t->graph = 1;
 		__atomic_store_n(&cfg->graph, 1, __ATOMIC_RELEASE);
 	}
+	if (c->args) {
+		struct vt_stub_config *cfg = (struct vt_stub_config *)t->stub.code;
+
+		/*
+		 * The stubs record the argument registers only when asked
+		 * (loongarch64's always does). On from now on, as --graph.
+		 */
+		__atomic_store_n(&cfg->args, 1, __ATOMIC_RELEASE);
+	}
 	/* Before the guest runs its clock is not known yet: tracer_start opens it. */
 	if (t->consumer_running && (rc = tracer_client_open(t, c, err))) {
 		tracer_client_free(c);
