@@ -129,6 +129,7 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" x86_64-wx
 	"$prep_here/build-lean-kernel.sh" arm64
 	"$prep_here/build-lean-kernel.sh" riscv64
+	"$prep_here/build-lean-kernel.sh" riscv64-nostrict
 	"$prep_here/build-lean-kernel.sh" loongarch64
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64

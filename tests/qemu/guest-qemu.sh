@@ -19,7 +19,8 @@
 #  - --trace '*' on 2 vCPUs from the first call to the reboot: about 4
 #    million events (riscv64: 1 million), every one the summary counts is
 #    written, none dropped.
-# The same for the lean riscv64 kernel, whose initramfs has no busybox
+# The same for the lean riscv64 kernels (with and without
+# STRICT_KERNEL_RWX), whose initramfs has no busybox
 # (Debian 12 has no riscv64 packages): /init is tests/guest/cinit.c,
 # which runs the workers and the hand-off check itself.
 . "$(dirname "$0")/../lib.sh"
@@ -84,29 +85,49 @@ trace_all() {
 
 trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 2000000
 
-# riscv64: cinit's arguments after "--": LOOPS CPUS FUNC.
-for cpus in 1 2; do
-	name=rv$cpus
-	timeout -k 5 300 "$VMMTRACE" boot "$RV" --host qemu --cpus "$cpus" --initrd "$INITRAMFS_RV" \
-		--cmdline "-- $LOOPS $cpus sys_getpid" --trace sys_getpriority -o "$TMPD/$name.txt" \
-		</dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
-	rc=$?
-	tr -d '\r' <"$TMPD/$name.out" >"$TMPD/$name.con"
-	echo "INFO: riscv64 $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
-	check "riscv64, $cpus vCPU(s): cinit ran and the guest rebooted: status 0 (got $rc)" \
-		eval "[ $rc = 0 ] && grep -q '^CINIT: done' '$TMPD/$name.con'"
-	want=$((cpus * LOOPS))
-	got=$(grep -vc '^#' "$TMPD/$name.txt")
-	check "riscv64, $cpus vCPU(s): exactly $want getpriority events (got $got), none dropped" \
-		eval "[ '$got' = $want ] && grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
-	pids=$(sed -n "s/^CINIT-WORKER cpu=.* calls=$LOOPS ns=[0-9]* pid=\([0-9]*\)$/\1/p" "$TMPD/$name.con")
-	check "riscv64, $cpus vCPU(s): one worker per vCPU made every call ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
-	for pid in $pids; do
-		n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
-		check "riscv64, $cpus vCPU(s): worker pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+# riscv64: cinit's arguments after "--": LOOPS CPUS FUNC. riscv_checks TAG KERNEL: the checks on KERNEL.
+riscv_checks() {
+	local tag=$1 kernel=$2 cpus name rc want got pids pid n
+	for cpus in 1 2; do
+		name=$tag$cpus
+		timeout -k 5 300 "$VMMTRACE" boot "$kernel" --host qemu --cpus "$cpus" --initrd "$INITRAMFS_RV" \
+			--cmdline "-- $LOOPS $cpus sys_getpid" --trace sys_getpriority -o "$TMPD/$name.txt" \
+			</dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+		rc=$?
+		tr -d '\r' <"$TMPD/$name.out" >"$TMPD/$name.con"
+		echo "INFO: $tag $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
+		check "$tag, $cpus vCPU(s): cinit ran and the guest rebooted: status 0 (got $rc)" \
+			eval "[ $rc = 0 ] && grep -q '^CINIT: done' '$TMPD/$name.con'"
+		want=$((cpus * LOOPS))
+		got=$(grep -vc '^#' "$TMPD/$name.txt")
+		check "$tag, $cpus vCPU(s): exactly $want getpriority events (got $got), none dropped" \
+			eval "[ '$got' = $want ] && grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
+		pids=$(sed -n "s/^CINIT-WORKER cpu=.* calls=$LOOPS ns=[0-9]* pid=\([0-9]*\)$/\1/p" "$TMPD/$name.con")
+		check "$tag, $cpus vCPU(s): one worker per vCPU made every call ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
+		for pid in $pids; do
+			n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
+			check "$tag, $cpus vCPU(s): worker pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+		done
+		check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
+			grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
 	done
-	check "riscv64, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
-		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
-done
-trace_all riscv64 "$RV" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2" 500000
+	trace_all "$tag" "$kernel" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2" 500000
+}
+riscv_checks riscv64 "$RV"
+
+# A riscv64 kernel without STRICT_KERNEL_RWX (as embedded configurations
+# build it): no padding below __init_begin, so the stub goes past the
+# image's end, in its last 2 MiB block, which such a kernel maps
+# executable in every phase and the device tree reserves. The same checks,
+# and the order of five early functions against QEMU's own breakpoints.
+RVNS=$VMMTRACE_CACHE/lean-riscv64-nostrict/Image
+require_file "$RVNS"
+riscv_checks riscv64-nostrict "$RVNS"
+check "riscv64-nostrict: the stub went past the image's end (-v)" \
+	eval "\"$VMMTRACE\" boot '$RVNS' --trace start_kernel --stop-at setup_arch -v 2>&1 | grep -q 'the stub goes past the image.s end'"
+"$TOP/build/tests/qemu/test-qemu-trace" riscv64-nostrict >"$TMPD/order.out" 2>&1
+rc=$?
+sed 's/^/  /' "$TMPD/order.out" | grep -E '^  (PASS|FAIL)' | sed 's/^  /riscv64-nostrict order: /' | sed 's/^riscv64-nostrict order: PASS: /INFO: /; s/^riscv64-nostrict order: FAIL: /INFO: FAILED: /'
+check "riscv64-nostrict: the first-hit order of QEMU's breakpoints, and --trace '*' (test-qemu-trace: $(grep -c '^PASS' "$TMPD/order.out") passed, $(grep -c '^FAIL' "$TMPD/order.out") failed)" \
+	eval "[ $rc = 0 ] && ! grep -q '^FAIL' '$TMPD/order.out' && grep -q '^PASS' '$TMPD/order.out'"
 finish

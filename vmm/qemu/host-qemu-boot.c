@@ -157,6 +157,43 @@ static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, stru
 }
 
 /*
+ * riscv64: [_end, ALIGN(_end, 2 MiB)), the rest of the image's last 2 MiB
+ * block, reserved in the device tree. A kernel with STRICT_KERNEL_RWX
+ * reserves it itself (the stub's early rings live there); one without
+ * does not, and then the stub's code goes there too, the image having no
+ * padding below __init_begin (hq_place): the block is mapped executable
+ * in every boot phase of such a kernel (docs/STUB-PLACEMENT.md). QEMU's
+ * virt loads the Image at its text_offset from the start of RAM, which
+ * the synthetic ELF's p_paddr is, p_memsz its image_size.
+ */
+static int region_past_end(struct host_qemu *hq, const struct host_boot *b, const struct qvm_arch *arch,
+			   void **dtb, size_t *len, struct errbuf *err)
+{
+	const struct elf_image *elf = &b->img->elf;
+	uint64_t end = 0, top;
+	void *out = NULL;
+	size_t olen = 0;
+	int rc;
+
+	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
+		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr + elf->phdr[i].p_memsz > end)
+			end = elf->phdr[i].p_paddr + elf->phdr[i].p_memsz;
+	end = arch->ram_gpa + ((end + 4095) & ~4095ULL);
+	top = (end + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+	if (!end || top == end)
+		return 0;
+	rc = devtree_add_reserved(*dtb, *len, "vmmtrace-stub", end, top - end, 0, &out, &olen, err);
+	if (rc)
+		return rc;
+	free(*dtb);
+	*dtb = out;
+	*len = olen;
+	hq->past_end_pa = end;
+	hq->past_end_size = top - end;
+	return 0;
+}
+
+/*
  * arm64 and riscv64: rings outgrow the image's padding (48 KiB on the lean
  * arm64 kernel, 540 KiB on riscv64), and --graph's shadow stacks too, so
  * QEMU boots with its own device tree plus a region at the top of RAM
@@ -195,6 +232,8 @@ static int region_dtb(struct host_qemu *hq, const struct host_boot *b, struct qe
 	rc = qemu_dump_dtb(cfg, &dtb, &len, err);
 	if (!rc)
 		rc = devtree_add_reserved(dtb, len, "vmmtrace-rings", hq->area_pa, hq->area_size, 0, &out, &olen, err);
+	if (!rc && b->img->arch == IMAGE_ARCH_RISCV64)
+		rc = region_past_end(hq, b, arch, &out, &olen, err);
 	if (!rc && (fd = mkstemp(dtb_path)) < 0)
 		rc = err_set(err, errno, "cannot create %s: %s", dtb_path, strerror(errno));
 	if (!rc && write(fd, out, olen) != (ssize_t)olen)

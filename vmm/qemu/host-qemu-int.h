@@ -36,6 +36,13 @@ struct qguest {
 	 */
 	const char *early_start, *early_end;
 	uint64_t data_end_align;
+	/*
+	 * Without padding below code_end, the stub may take the start of
+	 * [data_start, data_end) when code_past_end names a symbol that is not
+	 * 2 MiB-aligned (riscv64: __init_data_begin, which STRICT_KERNEL_RWX
+	 * aligns; without it the image's last block is executable throughout).
+	 */
+	const char *code_past_end;
 	unsigned sp_off, ret_off, ring_reg_off;
 	uint64_t clock_khz;
 	enum slot_arch slot_arch;

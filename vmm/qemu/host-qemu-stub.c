@@ -20,14 +20,14 @@
 #include "vmm/util/util.h"
 
 const struct qguest host_qemu_guests[] = {
-	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, 7 * 8, RET_ON_STACK,
+	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, 7 * 8, RET_ON_STACK,
 				8 * 8, 0, SLOT_ARCH_X86_64 },
 	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end",
-			       "__rela_end", "__init_end", 0, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
+			       "__rela_end", "__init_end", 0, NULL, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
-				 NULL, NULL, 2 << 20, 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
+				 NULL, NULL, 2 << 20, "__init_data_begin", 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
 	/* The stub in the low 2 MiB, its data in the region the device tree reserves (hq_la64_install). */
-	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, 3 * 8, 1 * 8, 24 * 8, 100000,
+	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, 3 * 8, 1 * 8, 24 * 8, 100000,
 				     SLOT_ARCH_LOONGARCH64 },
 };
 
@@ -43,7 +43,7 @@ static uint64_t hq_sym(const struct symtab *syms, const char *name)
  * *data_end); *early: the guest frees the rings' place after the hand-over.
  */
 static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, struct errbuf *err)
+		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, int *past_end, struct errbuf *err)
 {
 	const struct qguest *g = hq_guest(hq);
 	uint64_t end = hq_sym(syms, g->code_end), off;
@@ -52,7 +52,7 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
-	*early = 0;
+	*early = *past_end = 0;
 	if (g->early_start && hq_sym(syms, g->early_start) && hq_sym(syms, g->early_end)) {
 		/*
 		 * The tail of the init data, after the relocation table, is free
@@ -87,12 +87,20 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 	/* Padding: no symbol starts inside it, and the image holds zeros there. */
 	s = symtab_find_addr(syms, end - 1, &off);
 	bytes = elf_vaddr_ptr(elf, *code, STUB_CODE_ROOM);
-	if (!s || s->addr > *code || !bytes)
-		return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub", STUB_CODE_ROOM, g->code_end);
-	for (unsigned i = 0; i < STUB_CODE_ROOM; i++)
+	for (unsigned i = 0; bytes && i < STUB_CODE_ROOM; i++)
 		if (bytes[i])
-			return err_set(err, ENOSPC, "the %u bytes below %s are not padding: no room for the stub",
-				       STUB_CODE_ROOM, g->code_end);
+			bytes = NULL;
+	if (!s || s->addr > *code || !bytes) {
+		uint64_t strict = g->code_past_end ? hq_sym(syms, g->code_past_end) : 0;
+
+		if (!strict || !(strict & ((2ULL << 20) - 1)) || !hq->past_end_size)
+			return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub%s", STUB_CODE_ROOM,
+				       g->code_end, strict ? "" : " (and no other place known for this kernel)");
+		/* No STRICT_KERNEL_RWX: the rest of the image's last block, reserved in the device tree. */
+		*code = (*data + 4095) & ~4095ULL;
+		*data = *code + STUB_CODE_ROOM;
+		*past_end = 1;
+	}
 	*data = (*data + VT_REC_SIZE - 1) & ~(uint64_t)(VT_REC_SIZE - 1);
 	if (g->data_end_align)
 		*data_end = (*data_end + g->data_end_align - 1) & ~(g->data_end_align - 1);
@@ -105,7 +113,7 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 			struct errbuf *err)
 {
 	uint64_t code, data, data_end;
-	int early, rc;
+	int early, past_end, rc;
 
 	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
 		return host_qemu_x86_room(hq_of(h), bytes, err);
@@ -114,7 +122,7 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 		return *bytes ? 0 : err_set(err, ENOENT, "the loongarch64 guest was booted without a region for the "
 					     "stub's data");
 	}
-	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, err);
+	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, &past_end, err);
 	if (!rc)
 		*bytes = data_end - data;
 	return rc;
@@ -203,7 +211,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	struct host_qemu *hq = hq_of(h);
 	size_t size = guest_stub_size(guest_arch_of(hq->image_arch));
 	uint64_t code, data, data_end, code_pa, data_pa;
-	int early, rc;
+	int early, past_end, rc;
 
 	if (hq->image_arch == IMAGE_ARCH_X86_64)
 		return hq_stub_finish(hq, syms, r, host_qemu_x86_install(hq, elf, syms, data_size, r, err), err);
@@ -212,7 +220,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, err)))
+	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, &past_end, err)))
 		return rc;
 	if (early && !hq->area_size)
 		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
@@ -221,8 +229,22 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
 			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
 	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings). */
-	if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code)
+	if (past_end) {
+		uint64_t last = hq_sym(syms, hq_guest(hq)->data_start);
+
+		if (!last || elf_vaddr_to_paddr(elf, last - 1, &code_pa))
+			return err_set(err, ENOENT, "the stub's place past the image is not known");
+		code_pa += 1 + (code - last);
+		if (hq_real(hq, code_pa) < hq->past_end_pa ||
+		    hq_real(hq, code_pa) + STUB_CODE_ROOM + data_size > hq->past_end_pa + hq->past_end_size)
+			return err_set(err, ERANGE, "the stub's place past the image (%#llx) is not the region the device "
+				       "tree reserves (%#llx)", (unsigned long long)hq_real(hq, code_pa),
+				       (unsigned long long)hq->past_end_pa);
+		log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, in "
+			 "its last 2 MiB block", hq_guest(hq)->code_end);
+	} else if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code) {
 		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
+	}
 	data_pa = code_pa + (data - code);
 	r->code = hq_gpa_ptr(h, code_pa, size);
 	r->data = hq_gpa_ptr(h, data_pa, data_size);

@@ -119,6 +119,8 @@ struct host_qemu {
 	 */
 	char memmap[64];
 	uint64_t boot_params;		/* x86_64: the zero page startup_64 got (its rsi) */
+	/* riscv64: the rest of the image's last 2 MiB block, reserved in the device tree (0: none). */
+	uint64_t past_end_pa, past_end_size;
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };
