@@ -277,7 +277,7 @@ _Static_assert(__builtin_offsetof(struct vt_record, depth) == VT_REC_DEPTH, "dep
  * same Fibonacci hashing as vt_shadow_hash() above, which the host uses
  * when it moves the stacks (tests/interop/shadow-hash.sh runs each against
  * it). x86_64: the task is in r10, h gets the hash, rdx is clobbered;
- * arm64 and riscv64: h gets the hash of task, using k.
+ * arm64, riscv64 and loongarch64: h gets the hash of task, using k.
  */
 #if defined(__x86_64__)
 .macro SHADOW_HASH h
@@ -300,6 +300,12 @@ _Static_assert(__builtin_offsetof(struct vt_record, depth) == VT_REC_DEPTH, "dep
 	li	\k, 0x9e3779b97f4a7c15
 	mul	\h, \task, \k
 	srli	\h, \h, 40
+.endm
+#elif defined(__loongarch__)
+.macro SHADOW_HASH h, task, k
+	li.d	\k, 0x9e3779b97f4a7c15
+	mul.d	\h, \task, \k
+	srli.d	\h, \h, 40
 .endm
 #endif
 

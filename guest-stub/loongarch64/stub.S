@@ -48,18 +48,6 @@
 #define CSR_CRMD	0x0
 #define CRMD_IE		0x4
 
-/*
- * SHADOW_HASH for LoongArch (proto/trace.h has x86_64's, arm64's and
- * riscv64's): h gets vt_shadow_hash(task), using k.
- */
-#ifndef SHADOW_HASH_LOONGARCH
-#define SHADOW_HASH_LOONGARCH
-.macro SHADOW_HASH h, task, k
-	li.d	\k, 0x9e3779b97f4a7c15
-	mul.d	\h, \task, \k
-	srli.d	\h, \h, 40
-.endm
-#endif
 
 	.text
 	.globl	vt_stub_image

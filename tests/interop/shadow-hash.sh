@@ -6,7 +6,7 @@
 # Nothing else can see a difference: a stub that hashed otherwise would
 # still find its frames, by scanning every table, at a cost. Each arch's
 # macro (proto/trace.h, for the assembler) runs in a program of its own,
-# x86_64 natively, arm64 and riscv64 under QEMU user mode, over task
+# x86_64 natively, arm64, riscv64 and loongarch64 under QEMU user mode, over task
 # pointers whose hashes the host computed; it exits with the number of the
 # first that differs.
 . "$(dirname "$0")/../lib.sh"
@@ -41,28 +41,33 @@ program() {
 		x86_64) printf '\tmovabsq $%s, %%r10\n\tSHADOW_HASH %%rax\n\tmovabsq $%s, %%rcx\n\tmovl $%d, %%edi\n\tcmpq %%rcx, %%rax\n\tjne out\n' "$t" "$e" "$i" ;;
 		arm64) printf '\tldr x1, =%s\n\tSHADOW_HASH x0, x1, x2\n\tldr x3, =%s\n\tmov x4, #%d\n\tcmp x0, x3\n\tb.ne out\n' "$t" "$e" "$i" ;;
 		riscv64) printf '\tli a1, %s\n\tSHADOW_HASH a0, a1, a2\n\tli a3, %s\n\tli a4, %d\n\tbne a0, a3, out\n' "$t" "$e" "$i" ;;
+		loongarch64) printf '\tli.d $a1, %s\n\tSHADOW_HASH $a0, $a1, $a2\n\tli.d $a3, %s\n\tli.d $a4, %d\n\tbne $a0, $a3, out\n' "$t" "$e" "$i" ;;
 		esac
 	done <"$TMPD/pairs"
 	case $1 in
 	x86_64) printf '\txorl %%edi, %%edi\nout:\tmovl $60, %%eax\n\tsyscall\n' ;;
 	arm64) printf '\tmov x4, #0\nout:\tmov x0, x4\n\tmov x8, #93\n\tsvc #0\n\t.ltorg\n' ;;
 	riscv64) printf '\tli a4, 0\nout:\tmv a0, a4\n\tli a7, 93\n\tecall\n' ;;
+	loongarch64) printf '\tli.d $a4, 0\nout:\tmove $a0, $a4\n\tli.d $a7, 93\n\tsyscall 0\n' ;;
 	esac
 }
 
 n=$(wc -l <"$TMPD/pairs")
-for arch in x86_64 arm64 riscv64; do
+for arch in x86_64 arm64 riscv64 loongarch64; do
 	case $arch in
 	x86_64) cc=cc run=() ;;
 	arm64) cc=aarch64-linux-gnu-gcc run=(qemu-aarch64) ;;
 	riscv64) cc=riscv64-linux-gnu-gcc run=(qemu-riscv64) ;;
+	# No loongarch64 gcc in Debian 12: clang-19 and lld, as the stub is built.
+	loongarch64) cc="clang-19 --target=loongarch64-linux-gnu -fuse-ld=lld" run=(qemu-loongarch64) ;;
 	esac
-	if ! command -v "$cc" >/dev/null || { [ ${#run[@]} = 1 ] && ! command -v "${run[0]}" >/dev/null; }; then
+	if ! command -v "${cc%% *}" >/dev/null || { [ ${#run[@]} = 1 ] && ! command -v "${run[0]}" >/dev/null; }; then
 		fail "$arch: $cc or ${run[*]} is missing (scripts/packages-arch.txt)"
 		continue
 	fi
 	program "$arch" >"$TMPD/$arch.S"
-	if ! "$cc" -I"$TOP" -nostdlib -static -o "$TMPD/$arch" "$TMPD/$arch.S" 2>"$TMPD/$arch.err"; then
+	# shellcheck disable=SC2086
+	if ! $cc -I"$TOP" -nostdlib -static -o "$TMPD/$arch" "$TMPD/$arch.S" 2>"$TMPD/$arch.err"; then
 		fail "$arch: the stub's hash program does not build: $(head -n 3 "$TMPD/$arch.err")"
 		continue
 	fi
