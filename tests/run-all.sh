@@ -25,9 +25,12 @@ for tier in $tiers; do
 	# writers, report) the sanitized unit tests already run, tasks.sh,
 	# whose host code (BTF, the task fields) every sanitized lean boot runs,
 	# graph.sh, whose writer and record checks run sanitized as unit
-	# tests, and hosts-x86.sh, whose QEMU half the sanitized qemu programs
-	# cover; they would only cost five more boots (about 8 minutes).
-	san) list="build/san/tests/unit/test-* build/san/tests/images/test-* build/san/tests/qemu/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph|hosts-x86)\.sh$')
+	# tests, hosts-x86.sh, whose QEMU half the sanitized qemu programs
+	# cover, as-hardware.sh, a plain lean boot with the W+X check on (the
+	# sanitized lean boots run its host code), and answers.sh, whose chart
+	# and diff run sanitized as unit tests; they would only cost seven more
+	# boots (about 15 minutes).
+	san) list="build/san/tests/unit/test-* build/san/tests/images/test-* build/san/tests/qemu/test-* $(ls tests/kvm/*.sh | grep -vE '/(formats|examples|tasks|graph|hosts-x86|as-hardware|answers)\.sh$')
 		tests/e2e/trace-reference.sh tests/e2e/attach-stress.sh" ;;
 	# attach-stress.sh on 2 vCPUs runs in the san tier only: the e2e tier
 	# runs the same test on 4 vCPUs with the plain build.
