@@ -33,7 +33,7 @@ static const char attach_usage[] =
 	"  --args             each call's arguments, named and typed by the kernel's BTF,\n"
 	"                     as ftrace's func-args option prints them (text, raw, Perfetto)\n"
 	"  --graph            each call's return too, as the function_graph tracer prints\n"
-	"                     calls (text only); calls in flight at a detach still return\n"
+	"                     calls (every format); calls in flight at a detach still return\n"
 	"  --retval           with --graph: each return value (funcgraph-retval)\n"
 	"  --graph-depth N    with --graph: print calls at most N deep\n"
 	"  --duration SECS    detach after SECS seconds (default: at Ctrl-C or SIGTERM)\n";
@@ -143,9 +143,6 @@ static int attach_parse(int argc, char **argv, struct attach_opts *o)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "--retval and --graph-depth need --graph");
 	if (o->graph && !o->ninc)
 		return cmd_fail("attach", EXIT_BAD_INPUT, "--graph needs --trace: the functions whose calls it shows");
-	if (o->graph && o->format != &trace_writer_text)
-		return cmd_fail("attach", EXIT_BAD_INPUT, "--graph writes the text format only (-o FILE.txt or "
-				"stdout), not %s", o->format ? o->format->name : "this format");
 	return 0;
 }
 

@@ -246,11 +246,6 @@ static int ctl_parse_patterns(struct ctl_conn *c, struct filter *f)
 		filter_destroy(f);
 		return -EINVAL;
 	}
-	if (!rc && c->graph && c->format && c->format != &trace_writer_text) {
-		ctl_replyf(c, -EINVAL, "--graph writes the text format only, not %s", c->format->name);
-		filter_destroy(f);
-		return -EINVAL;
-	}
 	if (rc) {
 		ctl_replyf(c, -EINVAL, "malformed request: %s", rc == -EBADMSG ?
 			   "patterns must be NUL-terminated" : "pattern with a control or space character");
