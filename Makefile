@@ -81,6 +81,14 @@ check:
 	$(MAKE) O=$(O)/san SAN=address,undefined all
 	tests/run-all.sh
 
+# The long tiers (docs/TESTING.md): KVM's stock-kernel boots, stress and
+# exact counts, and the KVM tests with long boots under the sanitizers.
+check-long:
+	scripts/prepare-tests.sh
+	$(MAKE) all
+	$(MAKE) O=$(O)/san SAN=address,undefined all
+	tests/run-all.sh e2e san-long
+
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its man
 # pages, the examples and the user documentation.
 PREFIX ?= /usr/local
@@ -105,5 +113,5 @@ unit: $(UNIT_BIN)
 clean:
 	rm -rf $(O)
 
-.PHONY: all check unit clean guest-stub install uninstall
+.PHONY: all check check-long unit clean guest-stub install uninstall
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

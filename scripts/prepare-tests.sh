@@ -35,7 +35,7 @@ TEST_PACKAGES=(
 	qemu-system-arm qemu-system-misc opensbi	# the QEMU host backend: arm64 and riscv64 guests (OpenSBI: riscv64's firmware)
 	gdb strace python3				# test tools: QEMU's gdbstub, syscall checks, control socket
 	man-db						# the man pages rendered (tests/unit/cli-docs.sh)
-	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/kvm/tasks.sh)
+	protobuf-compiler				# protoc --decode_raw reads the Perfetto trace (tests/interop/perfetto-protoc.sh, tests/e2e/tasks.sh)
 	clang						# fuzzing
 	trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev	# trace.dat oracle: trace-cmd report, libtracecmd reader
 	libxml2-utils chromium				# the boot chart: xmllint (tests/unit/answers.sh), headless Chromium (tests/interop/chart-chromium.sh)

@@ -2,7 +2,7 @@
 /*
  * sysloop N: makes exactly N getpriority(PRIO_PROCESS, 0) syscalls and prints
  * "SYSLOOP cpu=<cpu> calls=<n> ns=<elapsed> pid=<its pid>" (a trace's TASK-PID
- * column must name it: tests/kvm/tasks.sh).
+ * column must name it: tests/e2e/tasks.sh).
  *
  * getpriority because nothing else in the test guest calls it (busybox's sh,
  * mount, taskset, awk and the kernel's own boot do not), so a trace of its
