@@ -75,18 +75,19 @@ guest-stub::
 
 # Packages and cached guests first (scripts/prepare-tests.sh): the build
 # itself needs the packages on a machine where scripts/setup.sh never ran.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check:
 	scripts/prepare-tests.sh
-	$(MAKE) all
-	$(MAKE) O=$(O)/san SAN=address,undefined all
+	$(MAKE) -j$(NPROC) all
+	$(MAKE) -j$(NPROC) O=$(O)/san SAN=address,undefined all
 	tests/run-all.sh
 
 # The long tiers (docs/TESTING.md): KVM's stock-kernel boots, stress and
 # exact counts, and the KVM tests with long boots under the sanitizers.
 check-long:
 	scripts/prepare-tests.sh
-	$(MAKE) all
-	$(MAKE) O=$(O)/san SAN=address,undefined all
+	$(MAKE) -j$(NPROC) all
+	$(MAKE) -j$(NPROC) O=$(O)/san SAN=address,undefined all
 	tests/run-all.sh e2e san-long
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its man

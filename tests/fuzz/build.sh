@@ -13,8 +13,8 @@ FUZZ_TARGETS="image sysmap control ring compat slot raw gdb"
 # and never on a new find of the day; finding is scripts/fuzz.sh's job.
 fuzz_suite_runs() {
 	case $1 in
-	image) echo 15000 ;; sysmap) echo 1000000 ;; control) echo 1000000 ;;
-	ring) echo 300000 ;; compat) echo 3000000 ;; slot) echo 2500000 ;;
+	image) echo 15000 ;; sysmap) echo 300000 ;; control) echo 300000 ;;
+	ring) echo 100000 ;; compat) echo 1000000 ;; slot) echo 800000 ;;
 	raw) echo 20000 ;; kallsyms) echo 200000 ;; gdb) echo 100000 ;; *) echo 100000 ;;
 	esac
 }

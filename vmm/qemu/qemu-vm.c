@@ -199,16 +199,25 @@ int qvm_let_run(struct qvm *h, uint64_t mask, unsigned run_ms, struct qvm_stop *
 	return rc;
 }
 
+/* vCPU CPU's register file, as the gdbstub's 'g' reply gives it. */
+static int read_regs(struct qvm *h, unsigned cpu, uint8_t *regs, size_t size, size_t *n, struct errbuf *err)
+{
+	int rc;
+
+	if (cpu >= h->ncpus)
+		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
+	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)))
+		return rc;
+	return gdb_read_regs(&h->q.gdb, regs, size, n, err);
+}
+
 int qvm_vcpu_reg(struct qvm *h, unsigned cpu, unsigned off, uint64_t *val, struct errbuf *err)
 {
 	uint8_t regs[4096];
 	size_t n;
 	int rc;
 
-	if (cpu >= h->ncpus)
-		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
-	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)) ||
-	    (rc = gdb_read_regs(&h->q.gdb, regs, sizeof(regs), &n, err)))
+	if ((rc = read_regs(h, cpu, regs, sizeof(regs), &n, err)))
 		return rc;
 	if (n < (size_t)off + 8)
 		return err_set(err, EPROTO, "qemu: a 'g' reply of %zu bytes has no register at %u", n, off);
@@ -308,10 +317,7 @@ int qvm_vcpu_dump(struct qvm *h, unsigned cpu, char *buf, size_t len, uint64_t *
 	int rc;
 
 	*pc = 0;
-	if (cpu >= h->ncpus)
-		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
-	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)) ||
-	    (rc = gdb_read_regs(&h->q.gdb, regs, sizeof(regs), &n, err)))
+	if ((rc = read_regs(h, cpu, regs, sizeof(regs), &n, err)))
 		return rc;
 	dump_regs(h->arch.image_arch, regs, n, buf, len, pc);
 	return 0;
