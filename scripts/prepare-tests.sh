@@ -128,12 +128,45 @@ prep_guests() {
 	fi
 	"$prep_here/build-lean-kernel.sh" x86_64-wx
 	"$prep_here/build-lean-kernel.sh" arm64
+	prep_arm64_nopad
 	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-lean-kernel.sh" riscv64-nostrict
 	"$prep_here/build-lean-kernel.sh" loongarch64
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 	"$prep_here/build-initramfs.sh" loongarch64
+}
+
+# The lean arm64 kernel as one with no room for the stub below _etext (a
+# kernel whose text ends within 8 KiB of a 64 KiB boundary): its Image with
+# those 8 KiB made non-zero, which vmmtrace then does not take for padding
+# (never executed: the kernel runs the same), its System.map and BTF. Derived
+# again whenever the lean kernel is newer (docs/STUB-PLACEMENT.md).
+prep_arm64_nopad() {
+	local src=$VMMTRACE_CACHE/lean-arm64 dst=$VMMTRACE_CACHE/lean-arm64-nopad
+	[ -f "$dst/Image" ] && [ "$dst/Image" -nt "$src/Image" ] && return 0
+	mkdir -p "$dst"
+	python3 - "$src" "$dst" <<'PY' || die "cannot derive $dst from $src"
+import sys
+src, dst = sys.argv[1], sys.argv[2]
+syms = {}
+for line in open(src + "/System.map"):
+    f = line.split()
+    if len(f) == 3 and f[2] in ("_text", "_etext"):
+        syms[f[2]] = int(f[0], 16)
+img = bytearray(open(src + "/Image", "rb").read())
+end = syms["_etext"] - syms["_text"]
+if any(img[end - 8192:end]):
+    sys.exit("the 8 KiB below _etext are not zeros in " + src + "/Image")
+img[end - 8192:end] = b"\xa5" * 8192
+open(dst + "/Image.new", "wb").write(img)
+PY
+	# Its symbols and types are the lean kernel's (vmmtrace reads vmlinux.btf beside the Image).
+	for f in System.map vmlinux.btf; do
+		ln -sfn "$(readlink -f "$src/$f")" "$dst/$f"
+	done
+	mv "$dst/Image.new" "$dst/Image"
+	say "lean-arm64-nopad derived from lean-arm64 (no padding below _etext) in $dst"
 }
 
 prep_main() {

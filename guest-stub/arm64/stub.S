@@ -9,7 +9,8 @@
  * caller left it.
  *
  * Where it lives: padding at the end of the kernel's .text, executable in
- * every boot phase (docs/STUB-PLACEMENT.md); its rings lie in memory that
+ * every boot phase, or, where there is none, the guard page after _end
+ * (docs/STUB-PLACEMENT.md); its rings lie in memory that
  * is writable in every phase, at addresses the host writes into the
  * configuration block before the guest runs.
  *
@@ -649,9 +650,17 @@ vt_stub_return:
 	 * The doorbell on a page of its own: QEMU runs every instruction of a
 	 * page that holds a breakpoint as a translation block of its own (its
 	 * check_for_breakpoints), which made every traced call several times
-	 * slower while the breakpoint shared the stub's page.
+	 * slower while the breakpoint shared the stub's page. VT_STUB_ONE_PAGE
+	 * builds the image that fits one page for a kernel with no padding,
+	 * whose stub lives in the guard page after _end
+	 * (docs/STUB-PLACEMENT.md): there the doorbell shares the stub's page,
+	 * at that cost.
 	 */
+#ifdef VT_STUB_ONE_PAGE
+	.balign	16
+#else
 	.balign	4096
+#endif
 	.globl	vt_stub_doorbell
 vt_stub_doorbell:
 .Ldoorbell:

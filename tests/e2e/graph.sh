@@ -29,14 +29,18 @@
 #    stacks' first tables and claim others further on, every call closes
 #    after its 3 s, no return goes unrecorded.
 # GRAPH_HOST=qemu runs it all on the QEMU host (tests/qemu/graph-qemu.sh),
-# GRAPH_ARCH=arm64 on the lean arm64 kernel there (graph-arm64-qemu.sh).
+# GRAPH_ARCH=arm64 on the lean arm64 kernel there (graph-arm64-qemu.sh),
+# GRAPH_ARCH=arm64-nopad on it without padding below _etext.
 . "$(dirname "$0")/../lib.sh"
 HOST=${GRAPH_HOST:-kvm}
 case ${GRAPH_ARCH:-x86_64} in
 x86_64) IMAGE=$LEAN_BZIMAGE BTF=$LEAN_DIR/vmlinux.btf INITRD=$INITRAMFS SYS=__x64_sys_ ;;
 arm64) IMAGE=$VMMTRACE_CACHE/lean-arm64/Image BTF=$VMMTRACE_CACHE/lean-arm64/vmlinux.btf INITRD=$INITRAMFS_ARM64
 	SYS=__arm64_sys_ ;;
-*) fail "GRAPH_ARCH: x86_64 or arm64, not $GRAPH_ARCH"; finish ;;
+# No padding below _etext (scripts/prepare-tests.sh): the stub and its return hook in _end's guard page.
+arm64-nopad) IMAGE=$VMMTRACE_CACHE/lean-arm64-nopad/Image BTF=$VMMTRACE_CACHE/lean-arm64/vmlinux.btf
+	INITRD=$INITRAMFS_ARM64 SYS=__arm64_sys_ ;;
+*) fail "GRAPH_ARCH: x86_64, arm64 or arm64-nopad, not $GRAPH_ARCH"; finish ;;
 esac
 require_file "$VMMTRACE"
 require_file "$IMAGE"

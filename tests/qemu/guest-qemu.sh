@@ -34,34 +34,39 @@ require_file "$RV"
 require_file "$INITRAMFS_RV"
 LOOPS=${LOOPS:-2000}
 
-for cpus in 1 2; do
-	name=cpus$cpus
-	size=()
-	[ "$cpus" = 1 ] && size=(--buffer-size 4K)
-	timeout -k 5 300 "$VMMTRACE" boot "$A64" --host qemu --cpus "$cpus" "${size[@]}" --initrd "$INITRAMFS_ARM64" \
-		--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__arm64_sys_getpid" \
-		--trace __arm64_sys_getpriority -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
-	rc=$?
-	echo "INFO: $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
-	check "$cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
-		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/$name.out'"
-	want=$((cpus * LOOPS + 3))
-	got=$(grep -vc '^#' "$TMPD/$name.txt")
-	check "$cpus vCPU(s): exactly $want getpriority events ($cpus x $LOOPS, and the hand-off step's 3; got $got)" [ "$got" = "$want" ]
-	# The console's lines end in CR LF.
-	pids=$(tr -d '\r' <"$TMPD/$name.out" | sed -n 's/^VMMTRACE-STEP syscall-loop: worker=.* pid=\([0-9]*\)$/\1/p')
-	check "$cpus vCPU(s): one sysloop per vCPU reported its pid ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
-	for pid in $pids; do
-		n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
-		check "$cpus vCPU(s): sysloop pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+# arm64_checks TAG IMAGE: the arm64 checks on IMAGE.
+arm64_checks() {
+	local tag=$1 img=$2 cpus name size rc want got pids pid n
+	for cpus in 1 2; do
+		name=$tag-cpus$cpus
+		size=()
+		[ "$cpus" = 1 ] && size=(--buffer-size 4K)
+		timeout -k 5 300 "$VMMTRACE" boot "$img" --host qemu --cpus "$cpus" "${size[@]}" --initrd "$INITRAMFS_ARM64" \
+			--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__arm64_sys_getpid" \
+			--trace __arm64_sys_getpriority -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+		rc=$?
+		echo "INFO: $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
+		check "$tag, $cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
+			eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/$name.out'"
+		want=$((cpus * LOOPS + 3))
+		got=$(grep -vc '^#' "$TMPD/$name.txt")
+		check "$tag, $cpus vCPU(s): exactly $want getpriority events ($cpus x $LOOPS, and the hand-off step's 3; got $got)" [ "$got" = "$want" ]
+		# The console's lines end in CR LF.
+		pids=$(tr -d '\r' <"$TMPD/$name.out" | sed -n 's/^VMMTRACE-STEP syscall-loop: worker=.* pid=\([0-9]*\)$/\1/p')
+		check "$tag, $cpus vCPU(s): one sysloop per vCPU reported its pid ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
+		for pid in $pids; do
+			n=$(grep -c -- "-$pid \+\[" "$TMPD/$name.txt")
+			check "$tag, $cpus vCPU(s): sysloop pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+		done
+		check "$tag, $cpus vCPU(s): the summary counts them, none dropped ($(tail -n 1 "$TMPD/$name.err"))" \
+			eval "grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
+		[ "$cpus" = 1 ] && check "$tag, 1 vCPU, 32-record rings: drained at dozens of doorbells" \
+			eval "grep -qE '; [1-9][0-9]+ doorbells;' '$TMPD/$name.err'"
+		check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
+			eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
 	done
-	check "$cpus vCPU(s): the summary counts them, none dropped ($(tail -n 1 "$TMPD/$name.err"))" \
-		eval "grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
-	[ "$cpus" = 1 ] && check "1 vCPU, 32-record rings: drained at dozens of doorbells" \
-		eval "grep -qE '; [1-9][0-9]+ doorbells;' '$TMPD/$name.err'"
-	check "$cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
-		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
-done
+}
+arm64_checks arm64 "$A64"
 
 # trace_all NAME IMAGE INITRD DONE_LINE CMDLINE MIN: --trace '*' on 2 vCPUs from the
 # first call to the reboot, the trace on stdout counted as it comes (hundreds
@@ -83,7 +88,40 @@ trace_all() {
 		eval "[ '$n' -ge $min ] && grep -qE '^vmmtrace: trace: $n events .* 0 dropped' '$TMPD/$name.err'"
 }
 
+# qtrace_order TAG: test-qemu-trace on TAG's kernel: the first-hit order of
+# five early functions against QEMU's own breakpoints, and --trace '*'.
+qtrace_order() {
+	local tag=$1 rc
+	"$TOP/build/tests/qemu/test-qemu-trace" "$tag" >"$TMPD/order-$tag.out" 2>&1
+	rc=$?
+	sed 's/^/  /' "$TMPD/order-$tag.out" | grep -E '^  (PASS|FAIL)' | sed "s/^  /$tag order: /" | sed "s/^$tag order: PASS: /INFO: /; s/^$tag order: FAIL: /INFO: FAILED: /"
+	check "$tag: the first-hit order of QEMU's breakpoints, and --trace '*' (test-qemu-trace: $(grep -c '^PASS' "$TMPD/order-$tag.out") passed, $(grep -c '^FAIL' "$TMPD/order-$tag.out") failed)" \
+		eval "[ $rc = 0 ] && ! grep -q '^FAIL' '$TMPD/order-$tag.out' && grep -q '^PASS' '$TMPD/order-$tag.out'"
+}
+
 trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 2000000
+
+# An arm64 kernel with no padding below _etext (lean-arm64-nopad: the lean
+# Image with those 8 KiB made non-zero, scripts/prepare-tests.sh): the stub
+# goes in the guard page at _end, its doorbell on its own page, mapped in
+# init_pg_dir by the image's last 2 MiB block and in swapper_pg_dir by
+# tables vmmtrace adds before the first instruction. The same checks, its
+# doorbells on 1 vCPU included, and the order of five early functions
+# against QEMU's own breakpoints across paging_init.
+A64NP=$VMMTRACE_CACHE/lean-arm64-nopad/Image
+require_file "$A64NP"
+arm64_checks arm64-nopad "$A64NP"
+trace_all arm64-nopad "$A64NP" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 2000000
+check "arm64-nopad: the stub went in the guard page at _end (-v)" \
+	eval "\"$VMMTRACE\" boot '$A64NP' --host qemu --trace start_kernel --stop-at setup_arch -v 2>&1 | grep -q 'the stub goes in the guard page at _end'"
+qtrace_order arm64-nopad
+# --graph: paging_init is entered under init_pg_dir and returns under
+# swapper_pg_dir, through the return hook in the guard page.
+timeout -k 5 120 "$VMMTRACE" boot "$A64NP" --host qemu --graph --trace setup_arch --trace paging_init --trace trap_init \
+	--stop-at kernel_init </dev/null >"$TMPD/nopad-graph.txt" 2>"$TMPD/nopad-graph.err"
+rc=$?
+check "arm64-nopad --graph: status 0 (got $rc); paging_init's and setup_arch's blocks close, trap_init after them" \
+	eval "[ $rc = 0 ] && grep -A3 'setup_arch() {' '$TMPD/nopad-graph.txt' | tr -d '\n' | grep -qE 'paging_init\(\);.*[0-9] us \|  \}.*trap_init\(\);'"
 
 # riscv64: cinit's arguments after "--": LOOPS CPUS FUNC. riscv_checks TAG KERNEL: the checks on KERNEL.
 riscv_checks() {
@@ -125,9 +163,5 @@ require_file "$RVNS"
 riscv_checks riscv64-nostrict "$RVNS"
 check "riscv64-nostrict: the stub went past the image's end (-v)" \
 	eval "\"$VMMTRACE\" boot '$RVNS' --trace start_kernel --stop-at setup_arch -v 2>&1 | grep -q 'the stub goes past the image.s end'"
-"$TOP/build/tests/qemu/test-qemu-trace" riscv64-nostrict >"$TMPD/order.out" 2>&1
-rc=$?
-sed 's/^/  /' "$TMPD/order.out" | grep -E '^  (PASS|FAIL)' | sed 's/^  /riscv64-nostrict order: /' | sed 's/^riscv64-nostrict order: PASS: /INFO: /; s/^riscv64-nostrict order: FAIL: /INFO: FAILED: /'
-check "riscv64-nostrict: the first-hit order of QEMU's breakpoints, and --trace '*' (test-qemu-trace: $(grep -c '^PASS' "$TMPD/order.out") passed, $(grep -c '^FAIL' "$TMPD/order.out") failed)" \
-	eval "[ $rc = 0 ] && ! grep -q '^FAIL' '$TMPD/order.out' && grep -q '^PASS' '$TMPD/order.out'"
+qtrace_order riscv64-nostrict
 finish

@@ -11,6 +11,7 @@
 /* The stubs, embedded at build time (guest-stub/<arch>/stub.mk). */
 extern const uint8_t vt_stub_blob_x86_64[], vt_stub_blob_x86_64_end[];
 extern const uint8_t vt_stub_blob_arm64[], vt_stub_blob_arm64_end[];
+extern const uint8_t vt_stub_blob_arm64_1p[], vt_stub_blob_arm64_1p_end[];
 extern const uint8_t vt_stub_blob_riscv64[], vt_stub_blob_riscv64_end[];
 extern const uint8_t vt_stub_blob_loongarch64[], vt_stub_blob_loongarch64_end[];
 
@@ -35,6 +36,16 @@ const struct guest_arch *guest_arch_of(int image_arch)
 	if (image_arch < 0 || (size_t)image_arch >= sizeof(guest_arches) / sizeof(guest_arches[0]))
 		return NULL;
 	return guest_arches[image_arch].stub ? &guest_arches[image_arch] : NULL;
+}
+
+/* arm64's stub with its doorbell on its own page (guest-stub/arm64/stub.mk). */
+static const struct guest_arch guest_arm64_one_page = {
+	"arm64", SLOT_ARCH_ARM64, vt_stub_blob_arm64_1p, vt_stub_blob_arm64_1p_end, "CNTVCT", 16u << 10
+};
+
+const struct guest_arch *guest_arch_one_page(int image_arch)
+{
+	return image_arch == IMAGE_ARCH_ARM64 ? &guest_arm64_one_page : NULL;
 }
 
 const struct slot_ops *guest_slot_ops(const struct guest_arch *g)

@@ -28,6 +28,12 @@ struct guest_arch {
 
 /* By IMAGE_ARCH_* (vmm/image/image.h); NULL for an architecture vmmtrace has no stub for. */
 const struct guest_arch *guest_arch_of(int image_arch);
+/*
+ * The arch's stub built to fit one page, its doorbell on the stub's own
+ * page (slower under QEMU), for a kernel that has no more room for it
+ * (arm64: _end's guard page); NULL where there is no such build.
+ */
+const struct guest_arch *guest_arch_one_page(int image_arch);
 /* Its slot encodings. */
 const struct slot_ops *guest_slot_ops(const struct guest_arch *g);
 

@@ -10,6 +10,7 @@
  * kernel's entry, and then the run loop (host_qemu_step) until the guest
  * ends, with vmmtrace's signals read through a signalfd between steps.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -157,14 +158,18 @@ static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, stru
 }
 
 /*
- * riscv64: [_end, ALIGN(_end, 2 MiB)), the rest of the image's last 2 MiB
- * block, reserved in the device tree. A kernel with STRICT_KERNEL_RWX
- * reserves it itself (the stub's early rings live there); one without
- * does not, and then the stub's code goes there too, the image having no
- * padding below __init_begin (hq_place): the block is mapped executable
- * in every boot phase of such a kernel (docs/STUB-PLACEMENT.md). QEMU's
- * virt loads the Image at its text_offset from the start of RAM, which
- * the synthetic ELF's p_paddr is, p_memsz its image_size.
+ * [_end, ALIGN(_end, 2 MiB)), the rest of the image's last 2 MiB block,
+ * reserved in the device tree (docs/STUB-PLACEMENT.md). riscv64: a kernel
+ * with STRICT_KERNEL_RWX reserves it itself (the stub's early rings live
+ * there); one without does not, and then the stub's code goes there too,
+ * the image having no padding below __init_begin (hq_place): the block is
+ * mapped executable in every boot phase of such a kernel. arm64: where
+ * _etext has no padding, the stub goes in the guard page at _end and its
+ * page tables after it (hq_guard_map). QEMU's virt loads a riscv64 Image
+ * at its text_offset from the start of RAM, which the synthetic ELF's
+ * p_paddr is, p_memsz its image_size; an arm64 one 2 MiB higher when its
+ * text_offset falls in the first 4 KiB, where QEMU's boot code goes
+ * (load_aarch64_image; hq_stub_install checks where it really is).
  */
 static int region_past_end(struct host_qemu *hq, const struct host_boot *b, const struct qvm_arch *arch,
 			   void **dtb, size_t *len, struct errbuf *err)
@@ -178,6 +183,19 @@ static int region_past_end(struct host_qemu *hq, const struct host_boot *b, cons
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
 		if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr + elf->phdr[i].p_memsz > end)
 			end = elf->phdr[i].p_paddr + elf->phdr[i].p_memsz;
+	if (b->img->arch == IMAGE_ARCH_ARM64) {
+		uint64_t flags = 0, first = UINT64_MAX;
+
+		for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)
+			if (elf->phdr[i].p_type == PT_LOAD && elf->phdr[i].p_paddr < first)
+				first = elf->phdr[i].p_paddr;
+		if (first < 4096)
+			end += 2ULL << 20;
+		/* The Image header's flags (Documentation/arm64/booting.rst): bits 1-2 the page size, 1 = 4 KiB. */
+		if (b->img->is_raw && b->img->file_size >= 32)
+			memcpy(&flags, b->img->file + 24, sizeof(flags));
+		hq->a64_4k = (le64toh(flags) >> 1 & 3) == 1;
+	}
 	end = arch->ram_gpa + ((end + 4095) & ~4095ULL);
 	top = (end + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
 	if (!end || top == end)
@@ -232,7 +250,7 @@ static int region_dtb(struct host_qemu *hq, const struct host_boot *b, struct qe
 	rc = qemu_dump_dtb(cfg, &dtb, &len, err);
 	if (!rc)
 		rc = devtree_add_reserved(dtb, len, "vmmtrace-rings", hq->area_pa, hq->area_size, 0, &out, &olen, err);
-	if (!rc && b->img->arch == IMAGE_ARCH_RISCV64)
+	if (!rc && (b->img->arch == IMAGE_ARCH_RISCV64 || b->img->arch == IMAGE_ARCH_ARM64))
 		rc = region_past_end(hq, b, arch, &out, &olen, err);
 	if (!rc && (fd = mkstemp(dtb_path)) < 0)
 		rc = err_set(err, errno, "cannot create %s: %s", dtb_path, strerror(errno));

@@ -43,6 +43,13 @@ struct qguest {
 	 * aligns; without it the image's last block is executable throughout).
 	 */
 	const char *code_past_end;
+	/*
+	 * Without padding below code_end, nor code_past_end: the page at this
+	 * symbol, the guard page the kernel leaves unmapped after its image
+	 * (arm64: _end), when the early page tables map it (not 2 MiB-aligned)
+	 * and the host can map it in the final ones (hq_guard_map).
+	 */
+	const char *code_guard;
 	unsigned sp_off, ret_off, ring_reg_off;
 	uint64_t clock_khz;
 	enum slot_arch slot_arch;

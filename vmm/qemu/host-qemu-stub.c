@@ -20,15 +20,23 @@
 #include "vmm/util/util.h"
 
 const struct qguest host_qemu_guests[] = {
-	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, 7 * 8, RET_ON_STACK,
+	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 7 * 8, RET_ON_STACK,
 				8 * 8, 0, SLOT_ARCH_X86_64 },
-	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end",
-			       "__rela_end", "__init_end", 0, NULL, 31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
+	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end", "__rela_end", "__init_end", 0, NULL, "_end",
+			       31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
 	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
-				 NULL, NULL, 2 << 20, "__init_data_begin", 2 * 8, 1 * 8, 9 * 8, 10000, SLOT_ARCH_RISCV64 },
+				 NULL, NULL, 2 << 20, "__init_data_begin", NULL, 2 * 8, 1 * 8, 9 * 8, 10000,
+				 SLOT_ARCH_RISCV64 },
 	/* The stub in the low 2 MiB, its data in the region the device tree reserves (hq_la64_install). */
-	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, 3 * 8, 1 * 8, 24 * 8, 100000,
+	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 3 * 8, 1 * 8, 24 * 8, 100000,
 				     SLOT_ARCH_LOONGARCH64 },
+};
+
+/* Where hq_place puts the stub's code. */
+enum hq_code_place {
+	HQ_CODE_PADDING,	/* the STUB_CODE_ROOM bytes of padding below code_end */
+	HQ_CODE_PAST_END,	/* riscv64 without STRICT_KERNEL_RWX: past _end, in the image's last 2 MiB block */
+	HQ_CODE_GUARD,		/* arm64 without padding: the guard page at _end, one page (guest_arch_one_page) */
 };
 
 static uint64_t hq_sym(const struct symtab *syms, const char *name)
@@ -43,7 +51,8 @@ static uint64_t hq_sym(const struct symtab *syms, const char *name)
  * *data_end); *early: the guest frees the rings' place after the hand-over.
  */
 static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, int *past_end, struct errbuf *err)
+		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, enum hq_code_place *place,
+		    struct errbuf *err)
 {
 	const struct qguest *g = hq_guest(hq);
 	uint64_t end = hq_sym(syms, g->code_end), off;
@@ -52,7 +61,8 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
-	*early = *past_end = 0;
+	*early = 0;
+	*place = HQ_CODE_PADDING;
 	if (g->early_start && hq_sym(syms, g->early_start) && hq_sym(syms, g->early_end)) {
 		/*
 		 * The tail of the init data, after the relocation table, is free
@@ -92,14 +102,30 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 			bytes = NULL;
 	if (!s || s->addr > *code || !bytes) {
 		uint64_t strict = g->code_past_end ? hq_sym(syms, g->code_past_end) : 0;
+		uint64_t guard = g->code_guard ? hq_sym(syms, g->code_guard) : 0;
 
-		if (!strict || !(strict & ((2ULL << 20) - 1)) || !hq->past_end_size)
-			return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub%s", STUB_CODE_ROOM,
-				       g->code_end, strict ? "" : " (and no other place known for this kernel)");
-		/* No STRICT_KERNEL_RWX: the rest of the image's last block, reserved in the device tree. */
-		*code = (*data + 4095) & ~4095ULL;
-		*data = *code + STUB_CODE_ROOM;
-		*past_end = 1;
+		if (guard) {
+			/* arm64: _end's guard page, mapped by the early tables' last 2 MiB block and by the host's. */
+			if (guard & 4095 || !(guard & ((2ULL << 20) - 1)))
+				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub, and %s "
+					       "(%#llx) is %s: no page after it that the early page tables map",
+					       STUB_CODE_ROOM, g->code_end, g->code_guard, (unsigned long long)guard,
+					       guard & 4095 ? "not page-aligned" : "2 MiB-aligned");
+			if (!hq->past_end_size)
+				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub, and no region "
+					       "reserved past %s", STUB_CODE_ROOM, g->code_end, g->code_guard);
+			*code = guard;
+			*place = HQ_CODE_GUARD;
+		} else {
+			if (!strict || !(strict & ((2ULL << 20) - 1)) || !hq->past_end_size)
+				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub%s",
+					       STUB_CODE_ROOM, g->code_end,
+					       strict ? "" : " (and no other place known for this kernel)");
+			/* No STRICT_KERNEL_RWX: the rest of the image's last block, reserved in the device tree. */
+			*code = (*data + 4095) & ~4095ULL;
+			*data = *code + STUB_CODE_ROOM;
+			*place = HQ_CODE_PAST_END;
+		}
 	}
 	*data = (*data + VT_REC_SIZE - 1) & ~(uint64_t)(VT_REC_SIZE - 1);
 	if (g->data_end_align)
@@ -113,7 +139,8 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 			struct errbuf *err)
 {
 	uint64_t code, data, data_end;
-	int early, past_end, rc;
+	enum hq_code_place place;
+	int early, rc;
 
 	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
 		return host_qemu_x86_room(hq_of(h), bytes, err);
@@ -122,7 +149,7 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 		return *bytes ? 0 : err_set(err, ENOENT, "the loongarch64 guest was booted without a region for the "
 					     "stub's data");
 	}
-	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, &past_end, err);
+	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, &place, err);
 	if (!rc)
 		*bytes = data_end - data;
 	return rc;
@@ -147,12 +174,13 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 	return hq_sync_breaks(hq, err);
 }
 
-/* The arch's stub, linked at its VA code_va, written at gpa through the gdbstub. */
-static int hq_write_stub(struct host_qemu *hq, uint64_t gpa, uint64_t code_va, struct errbuf *err)
+/* The stub g, linked at its VA code_va, written at gpa through the gdbstub. */
+static int hq_write_stub(struct host_qemu *hq, const struct guest_arch *g, uint64_t gpa, uint64_t code_va,
+			 struct errbuf *err)
 {
 	uint8_t *copy;
 	size_t size;
-	int rc = guest_stub_linked(guest_arch_of(hq->image_arch), code_va, &copy, &size, err);
+	int rc = guest_stub_linked(g, code_va, &copy, &size, err);
 
 	if (!rc)
 		rc = qvm_write_code(hq->q, gpa, copy, size, err);
@@ -190,7 +218,7 @@ static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint
 	r->data = qvm_gpa_ptr(hq->q, hq->area_pa, data_size);
 	if (!r->code || !r->data)
 		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
-	if ((rc = hq_write_stub(hq, LA64_STUB_PA, code_va, err)))
+	if ((rc = hq_write_stub(hq, guest_arch_of(hq->image_arch), LA64_STUB_PA, code_va, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	/* The tracer's guest-physical addresses are the image's (hq_real): the same places in its terms. */
@@ -205,13 +233,67 @@ static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint
 	return hq_stub_finish(hq, syms, r, 0, err);
 }
 
+/*
+ * arm64 with 4 KiB pages (docs/STUB-PLACEMENT.md, "When the image has no
+ * padding"): the guard page at _end, which init_pg_dir maps RWX in the
+ * image's last 2 MiB block (create_kernel_mapping rounds the image up to
+ * blocks) and which swapper_pg_dir leaves unmapped for ever (map_kernel
+ * gives vmlinux_data a guard page, so vmalloc never hands it out). Before
+ * the kernel's first instruction the host pre-seeds swapper_pg_dir's slot
+ * for the image, which the image holds as zeros and nothing clears, with
+ * a chain of tables of its own in the region reserved past _end, whose
+ * last table maps code_va to code_pa read-only and executable. map_kernel
+ * then finds those tables (p4d_none, pud_none and pmd_none say no) and
+ * fills in its own entries around the stub's: the chain becomes the
+ * kernel's for the rest of its life. tables_pa: up to three pages, zeroed
+ * here; pa are guest-physical as QEMU loaded the image.
+ */
+#define A64_DESC_TABLE	3ULL
+#define A64_PTE_ROX	(3ULL | 3ULL << 8 | 1ULL << 10 | 1ULL << 7 | 1ULL << 54)	/* page, SH, AF, RDONLY, UXN */
+
+static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
+			uint64_t code_va, uint64_t code_pa, uint64_t tables_pa, struct errbuf *err)
+{
+	uint64_t pgd_va = hq_sym(syms, "swapper_pg_dir"), pgd_pa, *table;
+	unsigned shift, levels;
+
+	if (!hq->a64_4k)
+		return err_set(err, EOPNOTSUPP, "the stub's guard page needs a kernel with 4 KiB pages (its Image header "
+			       "says otherwise)");
+	if (hq->va_bits != 39 && hq->va_bits != 48)
+		return err_set(err, EOPNOTSUPP, "the stub's guard page needs 39- or 48-bit kernel VAs (this kernel: %u)",
+			       hq->va_bits);
+	if (!pgd_va || elf_vaddr_to_paddr(elf, pgd_va, &pgd_pa))
+		return err_set(err, ENOENT, "the kernel's symbols name no swapper_pg_dir: the stub's guard page "
+			       "cannot be mapped");
+	levels = hq->va_bits == 48 ? 4 : 3;
+	shift = 12 + 9 * (levels - 1);
+	table = hq_gpa_ptr(&hq->h, pgd_pa, 4096);
+	if (!table || !hq_gpa_ptr(&hq->h, tables_pa, 4096ULL * (levels - 1)))
+		return err_set(err, ERANGE, "swapper_pg_dir or the stub's tables are outside guest RAM");
+	if (table[(code_va >> shift) & 511])
+		return err_set(err, EEXIST, "swapper_pg_dir's entry for the kernel image is not empty in the image: "
+			       "the stub's guard page cannot be mapped");
+	for (; shift > 12; shift -= 9, tables_pa += 4096) {
+		uint64_t *next = hq_gpa_ptr(&hq->h, tables_pa, 4096);
+
+		memset(next, 0, 4096);
+		table[(code_va >> shift) & 511] = hq_real(hq, tables_pa) | A64_DESC_TABLE;
+		table = next;
+	}
+	table[(code_va >> 12) & 511] = hq_real(hq, code_pa) | A64_PTE_ROX;
+	return 0;
+}
+
 int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
 	struct host_qemu *hq = hq_of(h);
-	size_t size = guest_stub_size(guest_arch_of(hq->image_arch));
+	const struct guest_arch *g = guest_arch_of(hq->image_arch);
+	size_t size = guest_stub_size(g);
 	uint64_t code, data, data_end, code_pa, data_pa;
-	int early, past_end, rc;
+	enum hq_code_place place;
+	int early, rc;
 
 	if (hq->image_arch == IMAGE_ARCH_X86_64)
 		return hq_stub_finish(hq, syms, r, host_qemu_x86_install(hq, elf, syms, data_size, r, err), err);
@@ -220,7 +302,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, &past_end, err)))
+	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, &place, err)))
 		return rc;
 	if (early && !hq->area_size)
 		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
@@ -228,29 +310,56 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if (data_size > data_end - data)
 		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
 			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
-	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings). */
-	if (past_end) {
-		uint64_t last = hq_sym(syms, hq_guest(hq)->data_start);
+	if (hq->image_arch == IMAGE_ARCH_ARM64) {
+		/* For the rings' later area (hq_rings_area) and the guard page's tables. */
+		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
+
+		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
+			hq->memstart_pa = pa;
+		if (text >> 63)
+			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
+	}
+	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings, arm64's guard). */
+	if (place != HQ_CODE_PADDING) {
+		uint64_t last = hq_sym(syms, hq_guest(hq)->data_end);
+		/* The guard page: the stub, then its page tables; past the end: the stub, then its rings. */
+		uint64_t need = place == HQ_CODE_GUARD ? 4 * 4096 : STUB_CODE_ROOM + data_size;
 
 		if (!last || elf_vaddr_to_paddr(elf, last - 1, &code_pa))
 			return err_set(err, ENOENT, "the stub's place past the image is not known");
 		code_pa += 1 + (code - last);
 		if (hq_real(hq, code_pa) < hq->past_end_pa ||
-		    hq_real(hq, code_pa) + STUB_CODE_ROOM + data_size > hq->past_end_pa + hq->past_end_size)
+		    hq_real(hq, code_pa) + need > hq->past_end_pa + hq->past_end_size)
 			return err_set(err, ERANGE, "the stub's place past the image (%#llx) is not the region the device "
 				       "tree reserves (%#llx)", (unsigned long long)hq_real(hq, code_pa),
 				       (unsigned long long)hq->past_end_pa);
-		log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, in "
-			 "its last 2 MiB block", hq_guest(hq)->code_end);
+		if (place == HQ_CODE_PAST_END) {
+			log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, "
+				 "in its last 2 MiB block", hq_guest(hq)->code_end);
+		} else {
+			g = guest_arch_one_page(hq->image_arch);
+			size = guest_stub_size(g);
+			if (size <= VT_CFG_SIZE || size > 4096)
+				return err_set(err, EINVAL, "the embedded one-page %s stub is %zu bytes",
+					       image_arch_name(hq->image_arch), size);
+			if ((rc = hq_guard_map(hq, syms, elf, code, code_pa, code_pa + 4096, err)))
+				return rc;
+			if (elf_vaddr_to_paddr(elf, data, &data_pa))
+				return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
+			log_info("qemu: no %u bytes of padding below %s: the stub goes in the guard page at %s, mapped "
+				 "by page tables vmmtrace adds to swapper_pg_dir; its doorbell shares its page (slower "
+				 "under QEMU)", STUB_CODE_ROOM, hq_guest(hq)->code_end, hq_guest(hq)->code_guard);
+		}
 	} else if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code) {
 		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
 	}
-	data_pa = code_pa + (data - code);
+	if (place != HQ_CODE_GUARD)
+		data_pa = code_pa + (data - code);
 	r->code = hq_gpa_ptr(h, code_pa, size);
 	r->data = hq_gpa_ptr(h, data_pa, data_size);
 	if (!r->code || !r->data)
 		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
-	if ((rc = hq_write_stub(hq, hq_real(hq, code_pa), code, err)))
+	if ((rc = hq_write_stub(hq, g, hq_real(hq, code_pa), code, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	r->code_va = code;
@@ -261,14 +370,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	r->data_must_move = early;
 	r->gpa = code_pa;
 	/* For the rings' later area (hq_rings_area). */
-	if (hq->image_arch == IMAGE_ARCH_ARM64) {
-		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
-
-		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
-			hq->memstart_pa = pa;
-		if (text >> 63)
-			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
-	} else if (hq->image_arch == IMAGE_ARCH_RISCV64) {
+	if (hq->image_arch == IMAGE_ARCH_RISCV64) {
 		uint64_t base = hq_sym(syms, "phys_ram_base"), pa;
 
 		if (base && !elf_vaddr_to_paddr(elf, base, &pa))

@@ -121,6 +121,7 @@ struct host_qemu {
 	uint64_t boot_params;		/* x86_64: the zero page startup_64 got (its rsi) */
 	/* riscv64: the rest of the image's last 2 MiB block, reserved in the device tree (0: none). */
 	uint64_t past_end_pa, past_end_size;
+	int a64_4k;			/* an arm64 Image whose header says 4 KiB pages */
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };
