@@ -17,17 +17,24 @@ prep_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # lean x86_64 kernel and its initramfs, and QEMU where /dev/kvm does not
 # open. TEST_PACKAGES: what `make check` needs besides (the other guests,
 # the test tools and the oracles).
+# SETUP_KERNEL_PACKAGES: the part of them the lean kernel's build needs,
+# installed first so that setup.sh builds the kernel while it installs
+# the rest.
+SETUP_KERNEL_PACKAGES=(
+	gcc make					# build
+	dwarves						# pahole: the lean test kernel's BTF
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
+	busybox-static cpio xz-utils			# the test initramfs; unpacking the kernel's source
+)
 SETUP_PACKAGES=(
-	gcc make pkg-config				# build
+	"${SETUP_KERNEL_PACKAGES[@]}"
+	pkg-config					# build
 	linux-libc-dev					# <linux/kvm.h>, <asm/bootparam.h>
 	liblzma-dev zlib1g-dev libzstd-dev liblz4-dev libbz2-dev	# kernel payloads
 	liburcu-dev					# data shared between threads
 	libfdt-dev					# device trees (the QEMU host's guests)
 	libseccomp-dev					# the boot's seccomp sandbox (docs/SANDBOX.md)
 	libbpf-dev					# the guest kernel's BTF: task names and pids (docs/TASKS.md)
-	dwarves						# pahole: the lean test kernel's BTF
-	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
-	busybox-static cpio xz-utils			# the test initramfs; unpacking the kernel's source
 	qemu-system-x86					# the first trace where /dev/kvm does not open
 )
 TEST_PACKAGES=(
