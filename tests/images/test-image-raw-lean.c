@@ -11,6 +11,7 @@
 
 #include "tests/unit/check.h"
 #include "tests/unit/fixtures.h"
+#include "vmm/image/image-raw.h"
 #include "vmm/image/image.h"
 #include "vmm/image/kallsyms.h"
 #include "vmm/image/sysmap.h"
@@ -110,6 +111,32 @@ static void test_lean(const char *sub, enum image_arch arch)
 		CHECK(want && raw.recovered.cpu_number == want,
 		      "lean arm64: cpu_number found from the code that reads it, at %#llx as vmlinux says (%#llx)",
 		      (unsigned long long)raw.recovered.cpu_number, (unsigned long long)want);
+		/* swapper_pg_dir from head.S's code, as for a kernel whose kallsyms names no data. */
+		const struct symbol *sec = !symtab_finish(&a) ? symtab_find_name(&a, "secondary_startup") : NULL;
+		const struct symbol *pri = symtab_find_name(&a, "__primary_switch");
+		uint64_t got = sec && pri ? image_a64_swapper_pg_dir(elf_vaddr_ptr(&raw.elf, sec->addr, 128), 128,
+								     sec->addr, elf_vaddr_ptr(&raw.elf, pri->addr, 128),
+								     128, pri->addr) : 0;
+
+		want = vmlinux_symbol(&vm, "swapper_pg_dir");
+		CHECK(want && got == want,
+		      "lean arm64: swapper_pg_dir found from secondary_startup's and __primary_switch's code, at %#llx "
+		      "as vmlinux says (%#llx)", (unsigned long long)got, (unsigned long long)want);
+		/* The same code with the two calls made to differ: no answer. */
+		if (pri) {
+			const uint8_t *p = elf_vaddr_ptr(&raw.elf, pri->addr, 128);
+			uint8_t copy[128];
+
+			memcpy(copy, p, sizeof(copy));
+			for (unsigned i = 0; i < 32; i++)
+				if ((copy[i * 4 + 3] & 0xfc) == 0x94) {	/* the first bl: one word further */
+					copy[i * 4] ^= 1;
+					break;
+				}
+			CHECK(image_a64_swapper_pg_dir(elf_vaddr_ptr(&raw.elf, sec->addr, 128), 128, sec->addr, copy,
+						       128, pri->addr) == 0,
+			      "lean arm64: no swapper_pg_dir when __primary_switch calls another function");
+		}
 	}
 	symtab_destroy(&a);
 	symtab_destroy(&b);

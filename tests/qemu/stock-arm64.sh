@@ -28,6 +28,9 @@
 #  - the slots vmmtrace found are the kernel's own: outside .init.text
 #    there are exactly as many as the guest's available_filter_functions
 #    lists, under the same names;
+#  - without padding below _etext (the Image with those 8 KiB made
+#    non-zero): the stub in the guard page at _end, swapper_pg_dir from
+#    head.S's code, a --graph across paging_init;
 #  - with STOCK_ARM64_PART=graph (tests/e2e/stock-arm64-graph.sh, the long
 #    tier: a boot of ~100 s), only this: `--graph --trace '*'` on 2 vCPUs
 #    with syscall-loop (graph_star): every return hooked from start_kernel
@@ -114,5 +117,30 @@ sort -u "$TMPD/ffunc" >"$TMPD/ffunc.names"
 ndiff=$(comm -3 "$TMPD/slot.names" "$TMPD/ffunc.names" | wc -l)
 comm -3 "$TMPD/slot.names" "$TMPD/ffunc.names" | head -n 5 | sed 's/^/INFO:   differs: /'
 check "their names are the same ($(wc -l <"$TMPD/ffunc.names") names; $ndiff differ)" test "$ndiff" = 0
+
+# The same kernel without padding below _etext (its 8 KiB there made
+# non-zero, as lean-arm64-nopad): the stub goes in the guard page at _end,
+# mapped in swapper_pg_dir, whose address this kallsyms lacks and
+# vmmtrace reads from head.S's code (a64-percpu.c). --graph across
+# paging_init, which enters under init_pg_dir and returns under
+# swapper_pg_dir through the stub's return hook.
+"$VMMTRACE" symbols "$STOCK" 2>/dev/null | awk '$3 == "_stext" || $3 == "_etext" { print $3, $1 }' >"$TMPD/bounds"
+python3 - "$STOCK" "$TMPD/bounds" "$TMPD/stock-nopad" <<'PY'
+import sys
+img = bytearray(open(sys.argv[1], "rb").read())
+b = dict((l.split()[0], int(l.split()[1], 16)) for l in open(sys.argv[2]))
+end = b["_etext"] - (b["_stext"] - 0x10000)	# _stext: 64 KiB (SEGMENT_ALIGN) into the Image
+assert not any(img[end - 8192:end]), "the 8 KiB below _etext are not zeros"
+img[end - 8192:end] = b"\xa5" * 8192
+open(sys.argv[3], "wb").write(img)
+PY
+timeout -k 5 120 "$VMMTRACE" boot "$TMPD/stock-nopad" --host qemu --graph --trace setup_arch --trace paging_init \
+	--trace trap_init --stop-at kernel_init -v </dev/null >"$TMPD/nopad.txt" 2>"$TMPD/nopad.err"
+rc=$?
+check "no padding: the stub went in the guard page at _end (-v), swapper_pg_dir read from head.S's code" \
+	eval "grep -q 'the stub goes in the guard page at _end' '$TMPD/nopad.err' &&
+	      \"$VMMTRACE\" symbols '$STOCK' 2>/dev/null | grep -q ' D swapper_pg_dir$'"
+check "no padding: status 0 (got $rc); paging_init's and setup_arch's blocks close, trap_init after them" \
+	eval "[ $rc = 0 ] && grep -A3 'setup_arch() {' '$TMPD/nopad.txt' | tr -d '\n' | grep -qE 'paging_init\(\);.*[0-9] us \|  \}.*trap_init\(\);'"
 
 finish

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arm64: cpu_number's address, from the code that reads it, for kernels
- * whose kallsyms names no data (Debian's: no KALLSYMS_ALL). Linux reads a
+ * arm64: cpu_number's and swapper_pg_dir's addresses, from the code that
+ * uses them, for kernels whose kallsyms names no data (Debian's: no
+ * KALLSYMS_ALL). Linux reads a
  * per-CPU variable at its address plus the CPU's offset in tpidr_el1
  * (arch/arm64/include/asm/percpu.h, __my_cpu_offset), so
  * raw_smp_processor_id() compiles to
@@ -101,4 +102,61 @@ uint64_t image_a64_cpu_number(const uint8_t *text, size_t len, uint64_t text_va,
 		}
 	}
 	return top >= A64_PERCPU_MIN && top >= A64_PERCPU_LEAD * second ? best : 0;
+}
+
+/*
+ * swapper_pg_dir's address, for the same kernels (hq_guard_map needs it):
+ * head.S turns the MMU on with `adrp x1, <TTBR1's table>` and a call of
+ * __enable_mmu a few instructions on, twice: secondary_startup with
+ * swapper_pg_dir, __primary_switch with reserved_pg_dir, the page that
+ * vmlinux.lds.S puts right below swapper_pg_dir (6.1). Debian's 6.1.0-56:
+ *
+ *     secondary_startup: adrp x1, 0xffff800009658000; adrp x2, ...; bl __enable_mmu
+ *     __primary_switch:  adrp x1, 0xffff800009657000; adrp x2, ...; bl __enable_mmu
+ *
+ * The answer stands only when both calls go to one function and the
+ * pages are one apart.
+ */
+#define A64_MMU_LOOK	32	/* instructions searched from a function's start */
+
+/* The page of the first `adrp x1, page` that a `bl` follows within 3 instructions, and that bl's target. */
+static int a64_x1_at_call(const uint8_t *t, size_t len, uint64_t pc0, uint64_t *page, uint64_t *callee)
+{
+	for (size_t i = 0; i < len / 4 && i < A64_MMU_LOOK; i++) {
+		uint32_t v = insn(t + i * 4);
+		int64_t off;
+
+		if ((v & 0x9f00001f) != 0x90000001)	/* adrp x1, page */
+			continue;
+		off = (int64_t)((((v >> 5) & 0x7ffff) << 2) | ((v >> 29) & 3));
+		if (off & (1 << 20))
+			off -= 1 << 21;
+		for (size_t j = i + 1; j < len / 4 && j <= i + 3; j++) {
+			uint32_t b = insn(t + j * 4);
+			int64_t rel;
+
+			if ((b & 0x1f) == 1 && (b & 0x9f000000) == 0x90000000)	/* x1 written again */
+				break;
+			if ((b & 0xfc000000) != 0x94000000)	/* bl */
+				continue;
+			rel = (int64_t)(b & 0x3ffffff);
+			if (rel & (1 << 25))
+				rel -= 1 << 26;
+			*page = ((pc0 + i * 4) & ~0xfffULL) + (uint64_t)(off * 4096);
+			*callee = pc0 + j * 4 + (uint64_t)(rel * 4);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+uint64_t image_a64_swapper_pg_dir(const uint8_t *sec, size_t sec_len, uint64_t sec_va, const uint8_t *pri,
+				  size_t pri_len, uint64_t pri_va)
+{
+	uint64_t swapper, reserved, to_sec, to_pri;
+
+	if (!sec || !pri || a64_x1_at_call(sec, sec_len, sec_va, &swapper, &to_sec) ||
+	    a64_x1_at_call(pri, pri_len, pri_va, &reserved, &to_pri))
+		return 0;
+	return to_sec == to_pri && swapper == reserved + 4096 ? swapper : 0;
 }

@@ -477,6 +477,27 @@ int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
 	return 0;
 }
 
+/* The address of the symbol called name in tab (not finished: searched in turn), or 0. */
+static uint64_t raw_tab_find(const struct symtab *tab, const char *name)
+{
+	for (size_t j = 0; j < tab->count; j++)
+		if (!strcmp(tab->names + tab->syms[j].name, name))
+			return tab->syms[j].addr;
+	return 0;
+}
+
+/* arm64: swapper_pg_dir from head.S's code when kallsyms has no data symbols (a64-percpu.c). */
+static uint64_t raw_swapper_pg_dir(const struct kernel_image *img, const struct symtab *tab)
+{
+	uint64_t sec = raw_tab_find(tab, "secondary_startup"), pri = raw_tab_find(tab, "__primary_switch");
+	const size_t len = 32 * 4;
+
+	if (img->arch != IMAGE_ARCH_ARM64 || !img->is_raw || !sec || !pri)
+		return 0;
+	return image_a64_swapper_pg_dir(elf_vaddr_ptr(&img->elf, sec, len), len, sec,
+					elf_vaddr_ptr(&img->elf, pri, len), len, pri);
+}
+
 int image_add_recovered(const struct kernel_image *img, struct symtab *tab)
 {
 	const struct { const char *name; uint64_t addr; } want[] = {
@@ -485,17 +506,14 @@ int image_add_recovered(const struct kernel_image *img, struct symtab *tab)
 		{ "__rela_start", img->recovered.rela_start }, { "__rela_end", img->recovered.rela_end },
 		{ "__init_end", img->recovered.init_end }, { "_end", img->recovered.end },
 		{ "cpu_number", img->recovered.cpu_number },
+		{ "swapper_pg_dir", raw_tab_find(tab, "swapper_pg_dir") ? 0 : raw_swapper_pg_dir(img, tab) },
 	};
 	int added = 0;
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		size_t j = 0;
-
 		if (!want[i].addr)
 			continue;
-		while (j < tab->count && strcmp(tab->names + tab->syms[j].name, want[i].name))
-			j++;
-		if (j < tab->count)
+		if (raw_tab_find(tab, want[i].name))
 			continue;
 		if (symtab_add(tab, want[i].addr, 'D', want[i].name, strlen(want[i].name)))
 			return -ENOMEM;

@@ -51,4 +51,13 @@ int image_reloc_arm64(uint8_t *d, size_t size, uint64_t relbase_off, uint64_t lo
  */
 uint64_t image_a64_cpu_number(const uint8_t *text, size_t len, uint64_t text_va, uint64_t lo, uint64_t hi);
 
+/*
+ * arm64 (a64-percpu.c): swapper_pg_dir's address, from the code of
+ * secondary_startup (sec_len bytes at sec_va) and __primary_switch, which
+ * load it and reserved_pg_dir below it for __enable_mmu; 0 when they do
+ * not agree.
+ */
+uint64_t image_a64_swapper_pg_dir(const uint8_t *sec, size_t sec_len, uint64_t sec_va, const uint8_t *pri,
+				  size_t pri_len, uint64_t pri_va);
+
 #endif
