@@ -88,7 +88,7 @@ setup_default_job() {
 # The lean kernel and its initramfs build in the background (its own
 # process group, so that a failure elsewhere stops all of it) while the
 # rest of the packages install and vmmtrace builds; its lines are shown
-# when it is done.
+# on stderr when it is done (stdout is the default job's trace).
 kernel_pid='' kernel_log='' kernel_start=0
 setup_kernel_start() {
 	kernel_log=$(mktemp "${TMPDIR:-/tmp}/vmmtrace-setup-kernel.XXXXXX")
@@ -104,7 +104,12 @@ setup_kernel_wait() {
 	local rc=0
 	wait "$kernel_pid" || rc=$?
 	kernel_pid=''
-	sed 's/^/   | /' "$kernel_log"
+	# Its own lines (what it did and how long it took); all of the end when it failed.
+	if [ "$rc" = 0 ]; then
+		grep '^vmmtrace-setup: ' "$kernel_log" | sed 's/^/   | /' >&2 || true
+	else
+		tail -n 40 "$kernel_log" | sed 's/^/   | /' >&2
+	fi
 	rm -f "$kernel_log"
 	say "   the lean kernel and its initramfs: $(( $(date +%s) - kernel_start )) s since they began$(
 		[ "$rc" = 0 ] || echo ", failed (status $rc)")"

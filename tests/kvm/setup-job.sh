@@ -17,8 +17,8 @@ timeout -k 10 600 "$TOP/scripts/setup.sh" </dev/null >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
 grep '^vmmtrace-setup:' "$TMPD/err" | sed 's/^/INFO: /'
 check "setup.sh: status 0 (got $rc)" [ "$rc" = 0 ]
-for step in "packages: the [0-9]* the lean kernel's build needs (apt)" \
-	"packages: the other [0-9]* the first trace needs (apt), while the kernel builds" \
+for step in "packages: the [0-9]* the lean kernel's build needs \(apt\)" \
+	"packages: the other [0-9]* the first trace needs \(apt\), while the kernel builds" \
 	"vmmtrace, while the kernel builds" "the lean kernel and its initramfs" "the default job"; do
 	check "setup.sh says how long '$step' took" grep -qE "^vmmtrace-setup:    $step: [0-9]+ s" "$TMPD/err"
 done
