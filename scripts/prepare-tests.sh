@@ -23,7 +23,7 @@ prep_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SETUP_KERNEL_PACKAGES=(
 	gcc make					# build
 	dwarves						# pahole: the lean test kernel's BTF
-	linux-source-6.1 flex bison bc libelf-dev libssl-dev	# the lean test kernel
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev patch	# the lean test kernel (patch: its test-only fix)
 	busybox-static cpio xz-utils			# the test initramfs; unpacking the kernel's source
 )
 SETUP_PACKAGES=(
@@ -36,6 +36,9 @@ SETUP_PACKAGES=(
 	libseccomp-dev					# the boot's seccomp sandbox (docs/SANDBOX.md)
 	libbpf-dev					# the guest kernel's BTF: task names and pids (docs/TASKS.md)
 	qemu-system-x86					# the first trace where /dev/kvm does not open
+	# The guest stubs vmmtrace embeds (guest-stub/*/stub.mk): arm64 and
+	# riscv64 with Debian's cross gcc, loongarch64 with clang-19 and lld-19.
+	gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu clang-19 lld-19 llvm-19
 )
 TEST_PACKAGES=(
 	lzma zstd lz4 bzip2				# codec fixtures
@@ -99,9 +102,10 @@ prep_install_packages() {
 	prep_apt_update
 	[ -n "$missing" ] || return 0
 	say "installing: $missing"
+	# apt's lines go to stderr with the rest of what set-up says: stdout is the default job's trace.
 	# shellcheck disable=SC2086
 	$PREP_SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends $missing </dev/null
+		--no-install-recommends $missing </dev/null >&2
 }
 
 # Builds the guest of the first trace: the lean x86_64 kernel and its initramfs.
