@@ -138,8 +138,58 @@ static void check_errors(void)
 	filter_destroy(&f);
 }
 
+/* Select one function by one of its names (riscv64 6.12: sys_getpriority is __se_sys_getpriority). */
+static int select_fn(struct symtab *tab, const char *pat, const char *pat2, const char *name)
+{
+	const struct symbol *s = symtab_find_name(tab, name);
+	struct filter f;
+	struct errbuf err;
+	int r;
+
+	filter_init(&f);
+	if (filter_add(&f, pat, &err) || (pat2 && filter_add(&f, pat2, &err)) || !s) {
+		filter_destroy(&f);
+		return -1;
+	}
+	r = filter_match_function(&f, tab, s);
+	filter_destroy(&f);
+	return r;
+}
+
+static void check_aliases(void)
+{
+	struct symtab tab;
+	int ok;
+
+	symtab_init(&tab);
+	ok = !symtab_add(&tab, 0x1000, 'T', "__pfx_sys_getpriority", 21) &&
+	     !symtab_add(&tab, 0x1010, 'T', "sys_getpriority", 15) &&
+	     !symtab_add(&tab, 0x1010, 'T', "__se_sys_getpriority", 20) &&
+	     !symtab_add(&tab, 0x1010, 'd', "a_data_alias", 12) &&
+	     !symtab_add(&tab, 0x1080, 'T', "vfs_read", 8) && !symtab_finish(&tab);
+	CHECK(ok, "a table of aliases");
+	if (!ok)
+		goto out;
+	CHECK(select_fn(&tab, "__se_sys_getpriority", NULL, "sys_getpriority") == 1,
+	      "the function named by its other name (__se_sys_getpriority)");
+	CHECK(select_fn(&tab, "*se_sys_get*", NULL, "sys_getpriority") == 1, "a glob on its other name");
+	CHECK(select_fn(&tab, "sys_getpriority", NULL, "__se_sys_getpriority") == 1,
+	      "from either symbol, by its first name");
+	CHECK(select_fn(&tab, "sys_*", "!__se_*", "sys_getpriority") == 0,
+	      "an exclude that matches one of its names removes it");
+	CHECK(select_fn(&tab, "a_data_alias", NULL, "sys_getpriority") == 0,
+	      "a data symbol at the same address is not one of its names");
+	CHECK(select_fn(&tab, "__pfx_*", NULL, "sys_getpriority") == 0,
+	      "the padding symbol before it is not one of its names");
+	CHECK(select_fn(&tab, "*getpriority", NULL, "vfs_read") == 0, "another function is not selected");
+	CHECK(select_fn(&tab, "!vfs_*", NULL, "sys_getpriority") == 1, "only excludes: every other function");
+out:
+	symtab_destroy(&tab);
+}
+
 int main(void)
 {
+	check_aliases();
 	check_forms();
 	check_match_all();
 	check_globs();

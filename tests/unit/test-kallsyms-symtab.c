@@ -169,8 +169,41 @@ static void check_end_marker(void)
 	symtab_destroy(&t);
 }
 
+/* x86_64 6.12's call padding: __pfx_ (and kCFI's __cfi_) symbols are never a function or a caller. */
+static void check_padding(void)
+{
+	struct symtab t;
+	const struct symbol *s;
+	uint64_t off;
+
+	symtab_init(&t);
+	add(&t, 0xffffffff8333aa70, 'T', "__pfx_start_kernel");
+	add(&t, 0xffffffff8333aa80, 'T', "start_kernel");
+	add(&t, 0xffffffff8333b1e0, 't', "__cfi_next_fn");
+	add(&t, 0xffffffff8333b1f0, 't', "next_fn");
+	add(&t, 0xffffffff8333b300, 'd', "__pfx_data_is_not_padding");
+	CHECK(symtab_finish(&t) == 0, "padding: finish");
+	s = symtab_find_addr(&t, 0xffffffff8333aa84, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "start_kernel") && off == 4, "start_kernel+4 (its slot after ENDBR64)");
+	s = symtab_find_addr(&t, 0xffffffff8333b1e0, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "start_kernel") && off == 0x760,
+	      "an address in __cfi_next_fn is the end of start_kernel (a noreturn call's return address): %s+%#llx",
+	      s ? symtab_name(&t, s) : "none", (unsigned long long)off);
+	s = symtab_find_addr(&t, 0xffffffff8333aa70, &off);
+	CHECK(!s, "the first symbol's padding names nothing before it (%s)", s ? symtab_name(&t, s) : "none");
+	s = symtab_find_addr(&t, 0xffffffff8333b1f0, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "next_fn") && off == 0, "the function after the padding is itself");
+	s = symtab_find_addr(&t, 0xffffffff8333b308, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "__pfx_data_is_not_padding") && off == 8,
+	      "only text symbols are padding");
+	s = symtab_find_name(&t, "__pfx_start_kernel");
+	CHECK(s && (s->flags & SYMBOL_PADDING), "the padding symbol keeps its name, marked as padding");
+	symtab_destroy(&t);
+}
+
 int main(void)
 {
+	check_padding();
 	check_small_table();
 	check_many();
 	check_compare();

@@ -153,7 +153,7 @@ struct batch_sink {
 	int fail_batch;		/* 1-based batch that fails; 0: never */
 };
 
-static int batch_fn(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+static int batch_fn(void *opaque, struct ring_event *ev, size_t n, size_t *taken)
 {
 	struct batch_sink *b = opaque;
 	size_t k = n;

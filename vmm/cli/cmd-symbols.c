@@ -211,7 +211,7 @@ static size_t print_symbols(const struct symbols_opts *o, const struct symbols_r
 		for (size_t i = 0; i < run->mcount.count; i++) {
 			const struct symbol *f = run->mcount.slots[i].func;
 
-			if (f && f != last && filter_match(&o->filter, symtab_name(tab, f))) {
+			if (f && f != last && filter_match_function(&o->filter, tab, f)) {
 				print_symbol(tab, f);
 				shown++;
 			}
@@ -240,7 +240,7 @@ static size_t print_args(const struct symbols_opts *o, const struct symbols_run 
 		const struct symbol *f = run->mcount.slots[i].func;
 		struct kbtf_proto p;
 
-		if (!f || f == last || !filter_match(&o->filter, symtab_name(tab, f))) {
+		if (!f || f == last || !filter_match_function(&o->filter, tab, f)) {
 			last = f ? f : last;
 			continue;
 		}
@@ -295,7 +295,7 @@ static size_t print_slots(const struct symbols_opts *o, const struct symbols_run
 	for (size_t i = 0; i < run->mcount.count; i++) {
 		const struct mcount_slot *s = &run->mcount.slots[i];
 
-		if (s->func ? filter_match(&o->filter, symtab_name(run->tab, s->func))
+		if (s->func ? filter_match_function(&o->filter, run->tab, s->func)
 			    : filter_selects_all(&o->filter)) {
 			print_slot(&run->mcount, run->tab, s);
 			shown++;

@@ -258,6 +258,16 @@ static void symtab_order_aliases(struct symtab *tab)
 	}
 }
 
+static void symtab_mark_padding(struct symtab *tab)
+{
+	for (size_t i = 0; i < tab->count; i++) {
+		const char *n = tab->names + tab->syms[i].name;
+
+		if (symtab_is_text(tab->syms[i].type) && (!strncmp(n, "__pfx_", 6) || !strncmp(n, "__cfi_", 6)))
+			tab->syms[i].flags |= SYMBOL_PADDING;
+	}
+}
+
 int symtab_finish(struct symtab *tab)
 {
 	int rc;
@@ -265,8 +275,10 @@ int symtab_finish(struct symtab *tab)
 	if (tab->finished)
 		return 0;
 	rc = symtab_sort(tab);
-	if (!rc)
+	if (!rc) {
 		symtab_order_aliases(tab);
+		symtab_mark_padding(tab);
+	}
 	if (!rc)
 		rc = symtab_build_hash(tab);
 	if (!rc)
@@ -323,8 +335,15 @@ const struct symbol *symtab_find_addr(const struct symtab *tab, uint64_t addr, u
 	if (!ub)
 		return NULL;
 	ub--;
-	while (ub > 0 && tab->syms[ub - 1].addr == tab->syms[ub].addr)
-		ub--;
+	for (;;) {
+		while (ub > 0 && tab->syms[ub - 1].addr == tab->syms[ub].addr)
+			ub--;
+		if (!(tab->syms[ub].flags & SYMBOL_PADDING))
+			break;
+		if (!ub)
+			return NULL;	/* padding before the first symbol: nothing covers addr */
+		ub--;		/* the function before the padding */
+	}
 	if (offset)
 		*offset = addr - tab->syms[ub].addr;
 	return &tab->syms[ub];

@@ -19,8 +19,15 @@ struct symbol {
 	uint64_t addr;
 	uint32_t name;		/* offset of the NUL-terminated name in symtab.names */
 	char type;		/* nm letter: T t D d R r B b A W w V v ... */
-	uint8_t pad[3];
+	uint8_t flags;		/* SYMBOL_PADDING (set by symtab_finish) */
+	uint8_t pad[2];
 };
+
+/*
+ * The padding before a function, not a function: x86_64's __pfx_ (call
+ * padding, CONFIG_CALL_PADDING) and __cfi_ (clang's kCFI preamble) symbols.
+ */
+#define SYMBOL_PADDING 0x01
 
 struct symtab {
 	struct symbol *syms;	/* sorted by address; aliases keep insertion order */
@@ -56,8 +63,11 @@ const struct symbol *symtab_find_name(const struct symtab *tab, const char *name
 const struct symbol *symtab_next_same_name(const struct symtab *tab, const struct symbol *sym);
 /*
  * The symbol covering addr: the one with the greatest address <= addr (the
- * first of its aliases, as the kernel's kallsyms_lookup() picks). NULL below
- * the first symbol. *offset (if not NULL) gets addr - symbol address.
+ * first of its aliases, as the kernel's kallsyms_lookup() picks), passing
+ * over padding symbols (SYMBOL_PADDING: an address there is the end of the
+ * function before, e.g. the return address of its last call, to a noreturn
+ * function). NULL below the first symbol. *offset (if not NULL) gets addr -
+ * symbol address.
  */
 const struct symbol *symtab_find_addr(const struct symtab *tab, uint64_t addr, uint64_t *offset);
 /* Bytes from sym to the next higher-addressed symbol; 0 for the last one. */

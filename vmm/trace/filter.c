@@ -211,3 +211,40 @@ int filter_match(const struct filter *f, const char *name)
 	}
 	return included;
 }
+
+/* The text symbols at sym's address: [*first, *last). */
+static void function_names(const struct symtab *tab, const struct symbol *sym,
+			   const struct symbol **first, const struct symbol **last)
+{
+	const struct symbol *a = sym, *b = sym + 1, *end = tab->syms + tab->count;
+
+	while (a > tab->syms && a[-1].addr == sym->addr)
+		a--;
+	while (b < end && b->addr == sym->addr)
+		b++;
+	*first = a;
+	*last = b;
+}
+
+int filter_match_function(const struct filter *f, const struct symtab *tab, const struct symbol *sym)
+{
+	const struct symbol *first, *last;
+	int included = f->includes == 0;
+
+	function_names(tab, sym, &first, &last);
+	for (size_t i = 0; i < f->count; i++) {
+		const struct filter_pattern *p = &f->pats[i];
+
+		if (!p->exclude && included)
+			continue;
+		for (const struct symbol *a = first; a < last; a++) {
+			if (!symtab_is_text(a->type) || !pattern_match(p, symtab_name(tab, a)))
+				continue;
+			if (p->exclude)
+				return 0;
+			included = 1;
+			break;
+		}
+	}
+	return included;
+}

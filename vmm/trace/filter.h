@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "vmm/image/symtab.h"
 #include "vmm/util/error.h"
 
 enum filter_kind {
@@ -44,6 +45,13 @@ int filter_add_list(struct filter *f, const char *patterns, struct errbuf *err);
 
 /* Does the filter select name? */
 int filter_match(const struct filter *f, const char *name);
+/*
+ * Does the filter select the function sym starts, by any of its names (the
+ * text symbols at its address, e.g. sys_getpriority and
+ * __se_sys_getpriority)? An include that matches one name selects it; an
+ * exclude that matches one name removes it.
+ */
+int filter_match_function(const struct filter *f, const struct symtab *tab, const struct symbol *sym);
 /* True when every name passes (no patterns at all). */
 static inline int filter_selects_all(const struct filter *f)
 {

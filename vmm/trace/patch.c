@@ -29,9 +29,11 @@ static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const st
 	if (rc)
 		return err_set(err, -rc, "%s", serr.msg);
 	s->va = ms->addr;
+	s->func = ms->func->addr;
 	s->gpa = pa;
 	memcpy(s->orig, s->hva, n);
 	s->name = symtab_name(syms, ms->func);
+	s->sym = ms->func;
 	s->init = ms->init;
 	ps->count++;
 	return 0;
@@ -46,6 +48,7 @@ int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct e
 
 	memset(ps, 0, sizeof(*ps));
 	ps->ops = ops;
+	ps->syms = syms;
 	ps->mem = *mem;
 	ps->ctx.original_target = fentry;
 	ps->ctx.our_target = stub_entry;
@@ -81,7 +84,7 @@ uint8_t *patch_match(const struct patch_set *ps, const struct filter *f, size_t 
 
 	*n = 0;
 	for (size_t i = 0; sel && i < ps->count; i++)
-		if (filter_match(f, ps->slots[i].name)) {
+		if (filter_match_function(f, ps->syms, ps->slots[i].sym)) {
 			sel[i] = 1;
 			(*n)++;
 		}
@@ -111,7 +114,7 @@ size_t patch_unwant(struct patch_set *ps, const struct filter *f, unsigned clien
 	for (size_t i = 0; i < ps->count; i++) {
 		struct patch_slot *s = &ps->slots[i];
 
-		if ((s->clients & (1ULL << client)) && (!f || filter_match(f, s->name))) {
+		if ((s->clients & (1ULL << client)) && (!f || filter_match_function(f, ps->syms, s->sym))) {
 			s->clients &= ~(1ULL << client);
 			n += !s->dead;	/* a forgotten init slot's claim goes too, uncounted */
 		}

@@ -25,11 +25,13 @@ struct symtab;
 
 struct patch_slot {
 	uint64_t va;
+	uint64_t func;			/* the function's address: va, or before it (ENDBR64, arm64's BTI or call-ops NOPs) */
 	uint64_t gpa;
 	uint8_t *hva;			/* the slot's bytes in guest memory (read; written through patch_mem) */
 	uint8_t orig[SLOT_MAX_BYTES];	/* as loaded: the compiler's bytes */
 	uint8_t saved[SLOT_MAX_BYTES];	/* what our call replaced */
 	const char *name;		/* function name (in the symtab) */
+	const struct symbol *sym;	/* its symbol: the first of its names, as kallsyms_lookup() picks */
 	uint64_t clients;		/* bit per client holding it: held when non-zero (and not dead) */
 	uint8_t init;			/* in .init.text */
 	uint8_t dead;			/* init text the guest has freed: never write */
@@ -58,6 +60,7 @@ enum patch_phase {
 
 struct patch_set {
 	const struct slot_ops *ops;
+	const struct symtab *syms;	/* the slots' names (filters match each function by all of them) */
 	struct patch_mem mem;		/* how slots are written */
 	struct slot_ctx ctx;		/* slot_pc set per slot */
 	struct patch_slot *slots;	/* sorted by address */

@@ -298,7 +298,7 @@ struct ring_each {
 	void *opaque;
 };
 
-static int ring_each_event(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+static int ring_each_event(void *opaque, struct ring_event *ev, size_t n, size_t *taken)
 {
 	struct ring_each *e = opaque;
 

@@ -20,9 +20,11 @@ typedef int ring_sink_fn(void *opaque, const struct ring_event *ev);
 /*
  * Receives events ev[0..n) in ring order, a batch at a time; returns 0
  * having taken them all, or -errno having taken the first *taken of them
- * (the drain stops; the rest stay in the ring for the next one).
+ * (the drain stops; the rest stay in the ring for the next one). The
+ * events are the drain's copies: the sink may rewrite them (the tracer
+ * turns each slot address into its function's).
  */
-typedef int ring_batch_fn(void *opaque, const struct ring_event *ev, size_t n, size_t *taken);
+typedef int ring_batch_fn(void *opaque, struct ring_event *ev, size_t n, size_t *taken);
 
 /* Events per batch: one sink call (one lock) per this many, on the stack. */
 #define RING_BATCH 256

@@ -83,26 +83,44 @@ static void task_forget(struct task_layout *l)
 		l->cpu_off = TASK_UNKNOWN;
 }
 
-/* x86_64: current and the preempt count per CPU, cpu_number a per-CPU offset too. */
+/* A member of x86_64's per-CPU pcpu_hot (6.2+), as a per-CPU offset. */
+static uint64_t task_x86_hot(const struct symtab *syms, const struct kernel_btf *kb, const char *member,
+			     uint32_t size)
+{
+	uint64_t hot = task_percpu(syms, "pcpu_hot"), off;
+
+	if (hot == TASK_UNKNOWN)
+		return TASK_UNKNOWN;
+	off = task_member(kb, "pcpu_hot", member, size, kbtf_struct_size(kb, "pcpu_hot"));
+	return off == TASK_UNKNOWN ? TASK_UNKNOWN : hot + off;
+}
+
+/*
+ * x86_64: the CPU number, current and the preempt count per CPU: up to 6.1
+ * variables of their own (cpu_number, current_task, __preempt_count), from
+ * 6.2 members of pcpu_hot, found through the BTF.
+ */
 static void task_x86(const struct symtab *syms, const struct kernel_btf *kb, int have_btf, struct task_layout *l)
 {
 	const struct symbol *cpu = symtab_find_name(syms, "cpu_number");
 
 	l->cpu_off = cpu && cpu->addr < TASK_CPU_NUMBER_MAX ? cpu->addr : TASK_UNKNOWN;
-	/* Per-CPU: up to 6.1 variables of their own, from 6.2 members of pcpu_hot. */
+	l->cpu_how = "per-CPU offset, cpu_number";
 	l->cur_off = task_percpu(syms, "current_task");
 	l->pc_off = task_percpu(syms, "__preempt_count");
-	if (have_btf && (l->cur_off == TASK_UNKNOWN || l->pc_off == TASK_UNKNOWN)) {
-		uint64_t hot = task_percpu(syms, "pcpu_hot"), c, p;
-		uint32_t hot_size = kbtf_struct_size(kb, "pcpu_hot");
-
-		c = task_member(kb, "pcpu_hot", "current_task", 8, hot_size);
-		p = task_member(kb, "pcpu_hot", "preempt_count", 4, hot_size);
-		if (hot != TASK_UNKNOWN && c != TASK_UNKNOWN && l->cur_off == TASK_UNKNOWN)
-			l->cur_off = hot + c;
-		if (hot != TASK_UNKNOWN && p != TASK_UNKNOWN && l->pc_off == TASK_UNKNOWN)
-			l->pc_off = hot + p;
+	if (!have_btf)
+		return;
+	if (l->cpu_off == TASK_UNKNOWN) {
+		l->cpu_off = task_x86_hot(syms, kb, "cpu_number", 4);
+		if (l->cpu_off >= TASK_CPU_NUMBER_MAX)
+			l->cpu_off = TASK_UNKNOWN;
+		else
+			l->cpu_how = "per-CPU offset, pcpu_hot.cpu_number in the BTF";
 	}
+	if (l->cur_off == TASK_UNKNOWN)
+		l->cur_off = task_x86_hot(syms, kb, "current_task", 8);
+	if (l->pc_off == TASK_UNKNOWN)
+		l->pc_off = task_x86_hot(syms, kb, "preempt_count", 4);
 }
 
 /*
@@ -120,11 +138,13 @@ static void task_other_arch(const struct kernel_image *img, const struct symtab 
 
 	if (img->arch == IMAGE_ARCH_ARM64) {
 		l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
+		l->cpu_how = "address, plus tpidr_el1";
 		if (have_btf)
 			l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 8, size);
 	} else if (have_btf) {
 		l->cpu_in_task = 1;
 		l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);
+		l->cpu_how = "BTF, task_struct offset";
 		l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 4, size);
 	}
 	if (have_btf)
@@ -148,6 +168,7 @@ static void task_loongarch(const struct kernel_btf *kb, int have_btf, struct tas
 		return;
 	l->cur_in_ti = 1;
 	l->cpu_off = task_member(kb, "thread_info", "cpu", 4, size);
+	l->cpu_how = "BTF, thread_info offset, tp";
 	l->pc_off = task_member(kb, "thread_info", "preempt_count", 4, size);
 	l->cur_off = task_member(kb, "thread_info", "task", 8, size);
 	l->tif_off = task_member(kb, "thread_info", "flags", 8, size);
@@ -251,8 +272,7 @@ void task_layout_print(const struct task_layout *l, FILE *out)
 		fprintf(out, "%-28s %u bytes\n", "task_struct", l->task_size);
 	task_print_off(out, "current task", l->cur_off, how);
 	task_print_off(out, "preempt count", l->pc_off, how);
-	if (l->cur_in_ti)
-		task_print_off(out, "cpu number", l->cpu_off, how);
+	task_print_off(out, "cpu number", l->cpu_off, l->cpu_how ? l->cpu_how : "");
 	task_print_off(out, "task_struct.pid", l->pid_off, "BTF");
 	task_print_off(out, "task_struct.comm", l->comm_off, "BTF");
 	task_print_off(out, "thread_info.flags", l->tif_off, l->cur_in_ti ? "BTF, thread_info offset, tp" : "BTF");

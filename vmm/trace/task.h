@@ -32,6 +32,7 @@ struct task_layout {
 	 */
 	uint64_t cpu_off, cur_off, pc_off, pid_off, comm_off, tif_off, tif_mask, migr_off;
 	uint64_t stack_off;		/* task_struct.stack (--graph drops dead frames with it) */
+	const char *cpu_how;		/* what cpu_off is and where it came from */
 	int cpu_in_task;		/* cpu_off is the task's (riscv64) */
 	int cur_in_ti;			/* cur_off, pc_off, cpu_off, tif_off are thread_info's, in tp (loongarch64) */
 	uint32_t task_size;		/* sizeof(struct task_struct), 0: no BTF */

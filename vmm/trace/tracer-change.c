@@ -34,7 +34,7 @@ static struct route_table *routes_build(const struct patch_set *ps)
 	rt->count = 0;
 	for (size_t i = 0; i < ps->count; i++)	/* slots are sorted by address */
 		if (ps->slots[i].clients)
-			rt->r[rt->count++] = (struct route){ ps->slots[i].va, ps->slots[i].clients };
+			rt->r[rt->count++] = (struct route){ ps->slots[i].va, ps->slots[i].func, ps->slots[i].clients };
 	return rt;
 }
 

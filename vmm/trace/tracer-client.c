@@ -31,11 +31,19 @@ static const struct route *route_find(const struct route_table *rt, uint64_t va)
 	return NULL;
 }
 
-static uint64_t route_clients(const struct route_table *rt, uint64_t va)
+/*
+ * The clients an event goes to; the event is named from here on by its
+ * function's address, which differs from its slot's where a landing pad
+ * (x86_64 ENDBR64, arm64 BTI) or call-ops NOPs come first.
+ */
+static uint64_t route_clients(const struct route_table *rt, struct ring_event *ev)
 {
-	const struct route *r = route_find(rt, va);
+	const struct route *r = route_find(rt, ev->func);
 
-	return r ? r->clients : 0;
+	if (!r)
+		return 0;
+	ev->func = r->func;
+	return r->clients;
 }
 
 /* Hands ev[0..n) to every client in mask, each as one batch. */
@@ -63,7 +71,7 @@ static int route_deliver(struct tracer *t, uint64_t mask, const struct ring_even
  * On an error the run that failed and the rest stay in the ring; clients
  * of that run that did take it get it again (as one event did before).
  */
-int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *taken)
+int tracer_route(void *opaque, struct ring_event *ev, size_t n, size_t *taken)
 {
 	struct tracer *t = opaque;
 	const struct route_table *rt;
@@ -77,7 +85,7 @@ int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *ta
 	urcu_memb_read_lock();
 	rt = rcu_dereference(t->routes);
 	for (size_t i = 0; i < n && !rc; i++) {
-		uint64_t m = route_clients(rt, ev[i].func);
+		uint64_t m = route_clients(rt, &ev[i]);
 
 		if (i && m != mask) {
 			rc = route_deliver(t, mask, ev + start, i - start);

@@ -47,7 +47,8 @@ struct trace_client {
 };
 
 struct route {
-	uint64_t va;
+	uint64_t va;			/* the slot: what the stub records */
+	uint64_t func;			/* its function: what every output names */
 	uint64_t clients;
 };
 
@@ -157,7 +158,7 @@ void tracer_shadow_report(struct tracer *t);
 
 /* tracer-client.c */
 /* ring_batch_fn: hands a ring's events to the clients holding their slots. */
-int tracer_route(void *opaque, const struct ring_event *ev, size_t n, size_t *taken);
+int tracer_route(void *opaque, struct ring_event *ev, size_t n, size_t *taken);
 
 /* tracer-vmev.c */
 /* Probes what the host offers of cfg->events, sets up the MSR filter; warns once for the rest. */
