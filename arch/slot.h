@@ -86,6 +86,10 @@ struct slot_layout {
 	 * the function's first byte. */
 	unsigned int entry_pad_bytes;
 	uint8_t entry_pad[SLOT_MAX_BYTES];
+	/* Bytes of NOPs a kernel may put before every function, to which its
+	 * slot records then point (arm64 DYNAMIC_FTRACE_WITH_CALL_OPS: the
+	 * 8-byte literal its ftrace keeps each function's ops in); 0: never. */
+	unsigned int pre_bytes;
 };
 
 /*

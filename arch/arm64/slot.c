@@ -74,6 +74,11 @@ static const struct slot_layout a64_layout = {
 	.reach_text = "±128 MiB, bl imm26",
 	.n_compiled = 1,
 	.compiled = { { 0x1f, 0x20, 0x03, 0xd5, 0x1f, 0x20, 0x03, 0xd5 } },
+	/* BTI kernels start functions with `bti c` and put the NOPs after it. */
+	.entry_pad_bytes = A64_INSN_BYTES,
+	.entry_pad = { 0x5f, 0x24, 0x03, 0xd5 },
+	/* -fpatchable-function-entry=4,2 (6.5+ WITH_CALL_OPS): two NOPs before the function. */
+	.pre_bytes = 2 * A64_INSN_BYTES,
 };
 
 const struct slot_ops slot_ops_arm64 = {

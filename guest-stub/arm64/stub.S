@@ -103,13 +103,19 @@ cfg:
  * [sp]). DAIF is in x17, interrupts masked.
  */
 .macro RECORD kind
-	/* The CPU number: this CPU's per-CPU offset (tpidr_el1) plus cpu_number's address. */
+	/*
+	 * The CPU number: this CPU's per-CPU offset (tpidr_el1) plus
+	 * cpu_number's address, or thread_info.cpu in the task (sp_el0).
+	 */
 	mov	w10, #0
 	ldr	x11, cfg + VT_CFG_CPU_OFF
 	cmn	x11, #1
 	b.eq	1f
 	mrs	x12, tpidr_el1
-	ldr	w10, [x11, x12]
+	ldr	w13, cfg + VT_CFG_CPU_IN_TASK
+	cbz	w13, 2f
+	mrs	x12, sp_el0
+2:	ldr	w10, [x11, x12]
 1:	ldr	w12, cfg + VT_CFG_NRINGS
 	cmp	w10, w12
 	csel	w13, w10, wzr, lo		/* unknown CPU: the shared ring 0 */
@@ -227,7 +233,8 @@ cfg:
 .Lfull\kind:
 	clrex
 	adr	x15, .Lagain\kind
-	b	.Ldoorbell			/* a local label: no relocation left in the flat image */
+	ldr	x13, cfg + VT_CFG_DOORBELL_PC	/* vt_stub_doorbell, or where the host moved it */
+	br	x13
 .Lagain\kind:
 	ldxr	x12, [x11]
 	ldr	x13, [x11, #VT_HDR_TAIL]
@@ -260,11 +267,18 @@ cfg:
 vt_stub_entry:
 	mrs	x17, daif
 	msr	daifset, #3
-	/* The CPU's own ring (cpu_number at tpidr_el1): its number known, and below the rings'. */
+	/*
+	 * The CPU's own ring (cpu_number at tpidr_el1, or thread_info.cpu in
+	 * the task): its number known, and below the rings'.
+	 */
 	ldr	x11, cfg + VT_CFG_CPU_OFF
 	cmn	x11, #1
 	b.eq	.Lgeneral
 	mrs	x12, tpidr_el1
+	ldr	w13, cfg + VT_CFG_CPU_IN_TASK
+	cbz	w13, .Lcpu_read
+	mrs	x12, sp_el0
+.Lcpu_read:
 	ldr	w10, [x11, x12]			/* x10: the CPU */
 	ldr	w12, cfg + VT_CFG_NRINGS
 	cmp	w10, w12
@@ -383,7 +397,8 @@ vt_stub_entry:
 	clrex
 	cbz	x16, .Lfill
 	adr	x15, .Lagain
-	b	.Ldoorbell
+	ldr	x13, cfg + VT_CFG_DOORBELL_PC
+	br	x13
 .Lagain:
 	ldxr	x12, [x11]
 	ldr	x13, [x11, #VT_HDR_TAIL]

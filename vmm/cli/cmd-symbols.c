@@ -349,9 +349,11 @@ static void log_details(const struct symbols_run *run)
 			 (unsigned long long)l->addresses_va, (unsigned long long)l->relative_base_va,
 			 (unsigned long long)l->relative_base);
 	if (run->have_mcount)
-		log_info("__mcount_loc at %#llx: %zu zero entries skipped; __fentry__ at %#llx",
+		log_info("__mcount_loc at %#llx: %zu zero entries skipped; __fentry__ at %#llx; %s",
 			 (unsigned long long)run->mcount.table_va, run->mcount.zero,
-			 (unsigned long long)run->mcount.fentry);
+			 (unsigned long long)run->mcount.fentry,
+			 run->mcount.pre ? "the records point before the functions (call ops: an 8-byte literal each)" :
+			 "the records point at the slots");
 }
 
 /* The slot encodings of the image's architecture. */

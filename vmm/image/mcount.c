@@ -66,6 +66,56 @@ static const struct symbol *slot_function(const struct slot_ops *ops, const stru
 	return NULL;
 }
 
+/*
+ * Where a record's slot is, as the kernel's ftrace_call_adjust() finds it:
+ * past the pre-function NOPs when this kernel has them (mt->pre), then
+ * past the function's landing pad (arm64 `bti c` before the NOPs of a
+ * CALL_OPS kernel). On other kernels the record is the slot (the landing
+ * pad, if any, already before it).
+ */
+static uint64_t record_slot(const struct mcount_table *mt, const struct elf_image *elf, uint64_t rec)
+{
+	uint64_t a = rec + mt->pre;
+
+	return mt->pre ? a + entry_skip(mt->ops, elf, a) : a;
+}
+
+/* A text symbol starts at addr, or a landing pad before it (off 0 or the pad). */
+static int starts_function(const struct slot_ops *ops, const struct elf_image *elf,
+			   const struct symtab *tab, uint64_t addr)
+{
+	const struct symbol *s;
+	uint64_t off;
+
+	s = symtab_find_addr(tab, addr, &off);
+	return s && symtab_is_text(s->type) && (off == 0 || off == entry_skip(ops, elf, s->addr));
+}
+
+/*
+ * Whether the records point ops->layout->pre_bytes before the functions
+ * (arm64 CALL_OPS) rather than at them: a property of the whole build, so
+ * the majority of records decides. Returns the bytes to skip.
+ */
+static unsigned record_pre_bytes(const struct slot_ops *ops, const struct elf_image *elf,
+				 const struct symtab *tab, const uint8_t *table, size_t n)
+{
+	unsigned pre = ops->layout->pre_bytes;
+	size_t at = 0, before = 0;
+
+	if (!pre)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t rec;
+
+		memcpy(&rec, table + 8 * i, 8);
+		if (!rec)
+			continue;
+		at += starts_function(ops, elf, tab, rec);
+		before += starts_function(ops, elf, tab, rec + pre);
+	}
+	return before > at ? pre : 0;
+}
+
 static void init_text_range(const struct elf_image *elf, const struct symtab *tab,
 			    uint64_t *lo, uint64_t *hi)
 {
@@ -139,6 +189,7 @@ int mcount_read(const struct elf_image *elf, const struct symtab *tab,
 	if (!mt->slots)
 		return err_set(err, ENOMEM, "out of memory for %zu slots", n);
 	init_text_range(elf, tab, &init_lo, &init_hi);
+	mt->pre = record_pre_bytes(ops, elf, tab, table, n);
 	for (size_t i = 0; i < n; i++) {
 		struct mcount_slot *s = &mt->slots[mt->count];
 
@@ -147,6 +198,7 @@ int mcount_read(const struct elf_image *elf, const struct symtab *tab,
 			mt->zero++;	/* ftrace_process_locs() skips these too */
 			continue;
 		}
+		s->addr = record_slot(mt, elf, s->addr);
 		slot_fill(elf, tab, mt, s);
 		s->init = s->addr >= init_lo && s->addr < init_hi;
 		sorted &= !mt->count || s[-1].addr <= s->addr;

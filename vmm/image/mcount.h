@@ -36,6 +36,7 @@ struct mcount_table {
 	size_t states[SLOT_STATE_COUNT];
 	uint64_t fentry;		/* address of __fentry__, 0 if unknown */
 	uint64_t table_va;		/* __start_mcount_loc */
+	unsigned pre;			/* bytes from each record to its function (arm64 CALL_OPS: 8), 0 */
 };
 
 /*

@@ -37,13 +37,31 @@ enum hq_code_place {
 	HQ_CODE_PADDING,	/* the STUB_CODE_ROOM bytes of padding below code_end */
 	HQ_CODE_PAST_END,	/* riscv64 without STRICT_KERNEL_RWX: past _end, in the image's last 2 MiB block */
 	HQ_CODE_GUARD,		/* arm64 without padding: the guard page at _end, one page (guest_arch_one_page) */
+	HQ_CODE_PADDING_PAGE,	/* arm64 with one page of padding below code_end: the one-page stub there */
 };
+
+/* Bytes of padding below the one-page stub that take its doorbell (nop; br x15) off its page. */
+#define HQ_DOORBELL_ROOM 16
 
 static uint64_t hq_sym(const struct symtab *syms, const char *name)
 {
 	const struct symbol *s = symtab_find_name(syms, name);
 
 	return s ? s->addr : 0;
+}
+
+/* [va, va + len) is padding: the image holds zeros there and no symbol starts inside. */
+static int hq_is_padding(const struct elf_image *elf, const struct symtab *syms, uint64_t va, uint64_t len)
+{
+	const uint8_t *bytes = elf_vaddr_ptr(elf, va, len);
+	const struct symbol *s;
+	uint64_t off;
+
+	for (uint64_t i = 0; bytes && i < len; i++)
+		if (bytes[i])
+			return 0;
+	s = symtab_find_addr(syms, va + len - 1, &off);
+	return bytes && s && s->addr <= va;
 }
 
 /*
@@ -55,9 +73,7 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 		    struct errbuf *err)
 {
 	const struct qguest *g = hq_guest(hq);
-	uint64_t end = hq_sym(syms, g->code_end), off;
-	const struct symbol *s;
-	const uint8_t *bytes;
+	uint64_t end = hq_sym(syms, g->code_end);
 
 	*data = hq_sym(syms, g->data_start);
 	*data_end = hq_sym(syms, g->data_end);
@@ -94,13 +110,12 @@ static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const str
 		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
 			       g->code_end, g->data_start, g->data_end);
 	*code = end - STUB_CODE_ROOM;
-	/* Padding: no symbol starts inside it, and the image holds zeros there. */
-	s = symtab_find_addr(syms, end - 1, &off);
-	bytes = elf_vaddr_ptr(elf, *code, STUB_CODE_ROOM);
-	for (unsigned i = 0; bytes && i < STUB_CODE_ROOM; i++)
-		if (bytes[i])
-			bytes = NULL;
-	if (!s || s->addr > *code || !bytes) {
+	if (!hq_is_padding(elf, syms, *code, STUB_CODE_ROOM) && g->code_guard && !(end & 4095) &&
+	    hq_is_padding(elf, syms, end - 4096, 4096)) {
+		/* arm64 with one page of padding (Debian's 6.12): the one-page stub, mapped as text in every phase. */
+		*code = end - 4096;
+		*place = HQ_CODE_PADDING_PAGE;
+	} else if (!hq_is_padding(elf, syms, *code, STUB_CODE_ROOM)) {
 		uint64_t strict = g->code_past_end ? hq_sym(syms, g->code_past_end) : 0;
 		uint64_t guard = g->code_guard ? hq_sym(syms, g->code_guard) : 0;
 
@@ -285,6 +300,40 @@ static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const s
 	return 0;
 }
 
+/*
+ * The one-page arm64 stub's doorbell (`nop; br x15`, vt_stub_doorbell) on
+ * its own page when the padding reaches below the stub's page: QEMU runs
+ * every instruction of a page that holds a breakpoint as a translation
+ * block of its own, so a doorbell sharing the stub's page makes every
+ * traced call several times slower. The stub reaches it through its
+ * configuration block (VT_CFG_DOORBELL_PC). Without such padding it stays
+ * where it is, at that cost.
+ */
+#define A64_NOP		0xd503201fu
+#define A64_BR_X15	0xd61f01e0u
+
+static int hq_doorbell_off_page(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
+				uint8_t *code_host, uint64_t code, uint64_t code_pa, struct errbuf *err)
+{
+	struct vt_stub_config *c = (struct vt_stub_config *)code_host;
+	uint8_t insns[8];
+	int rc;
+
+	if (!hq_is_padding(elf, syms, code - HQ_DOORBELL_ROOM, HQ_DOORBELL_ROOM)) {
+		log_info("qemu: no padding below the stub's page: its doorbell shares its page (slower under QEMU)");
+		return 0;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		insns[i] = (uint8_t)(A64_NOP >> 8 * i);
+		insns[4 + i] = (uint8_t)(A64_BR_X15 >> 8 * i);
+	}
+	if ((rc = qvm_write_code(hq->q, hq_real(hq, code_pa - sizeof(insns)), insns, sizeof(insns), err)))
+		return rc;
+	c->doorbell_pc = code - sizeof(insns);
+	log_info("qemu: the stub's doorbell at %#llx, below its page", (unsigned long long)c->doorbell_pc);
+	return 0;
+}
+
 int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
@@ -319,8 +368,18 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 		if (text >> 63)
 			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
 	}
+	if (place == HQ_CODE_PADDING_PAGE) {
+		g = guest_arch_one_page(hq->image_arch);
+		size = guest_stub_size(g);
+		if (size <= VT_CFG_SIZE || size > 4096)
+			return err_set(err, EINVAL, "the embedded one-page %s stub is %zu bytes",
+				       image_arch_name(hq->image_arch), size);
+		log_info("qemu: %llu bytes of padding below %s, not %u: the one-page stub goes in its last page",
+			 (unsigned long long)(hq_sym(syms, hq_guest(hq)->code_end) - code), hq_guest(hq)->code_end,
+			 STUB_CODE_ROOM);
+	}
 	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings, arm64's guard). */
-	if (place != HQ_CODE_PADDING) {
+	if (place != HQ_CODE_PADDING && place != HQ_CODE_PADDING_PAGE) {
 		uint64_t last = hq_sym(syms, hq_guest(hq)->data_end);
 		/* The guard page: the stub, then its page tables; past the end: the stub, then its rings. */
 		uint64_t need = place == HQ_CODE_GUARD ? 4 * 4096 : STUB_CODE_ROOM + data_size;
@@ -360,6 +419,8 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if (!r->code || !r->data)
 		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
 	if ((rc = hq_write_stub(hq, g, hq_real(hq, code_pa), code, err)))
+		return rc;
+	if (place == HQ_CODE_PADDING_PAGE && (rc = hq_doorbell_off_page(hq, elf, syms, r->code, code, code_pa, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	r->code_va = code;
@@ -478,9 +539,21 @@ int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, 
 	*host = qvm_gpa_ptr(hq->q, hq->area_pa, hq->area_size);
 	if (!*host)
 		return err_set(err, ERANGE, "the ring region is outside guest RAM");
-	*va = (hq->area_pa - start) | (~0ULL << hq->va_bits);
 	*size = hq->area_size;
-	rc = hq_area_at(hq, *host, *va, err);
+	/*
+	 * The image sits in the range of the smallest VA size the kernel
+	 * supports (VA_BITS_MIN): a 52-bit kernel (Debian's 6.12,
+	 * ARM64_VA_BITS_52, 48 bits with 4 KiB pages, 47 with 16 KiB) has its
+	 * linear map at -(1 << 52) when the CPU has LPA2 (QEMU's max CPU has),
+	 * and at -(1 << VA_BITS_MIN) otherwise (arm64_memblock_init then moves
+	 * memstart_addr by the difference).
+	 */
+	for (unsigned bits = hq->va_bits;; bits = 52) {
+		*va = (hq->area_pa - start) | (~0ULL << bits);
+		rc = hq_area_at(hq, *host, *va, err);
+		if (rc != -EFAULT || bits == 52)
+			break;
+	}
 	if (rc == -EFAULT)
 		return err_set(err, EFAULT, "the guest's VA %#llx is not the ring region (memstart_addr %#llx%s)",
 			       (unsigned long long)*va, (unsigned long long)start, ms ? "" : ", assumed");

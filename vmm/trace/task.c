@@ -127,8 +127,10 @@ static void task_x86(const struct symtab *syms, const struct kernel_btf *kb, int
  * arm64 and riscv64: current in a register from the first C instruction
  * (sp_el0, tp), the preempt count in thread_info (task_struct's first
  * member with THREAD_INFO_IN_TASK): arm64's 64 bits with the inverted
- * need-resched bit at 32, riscv64's the generic int. The CPU number: arm64
- * cpu_number per CPU (its address plus tpidr_el1), riscv64 thread_info.cpu.
+ * need-resched bit at 32, riscv64's the generic int. The CPU number:
+ * thread_info.cpu where the kernel has one (riscv64; arm64 from 6.3, whose
+ * raw_smp_processor_id() reads it), else arm64's per-CPU cpu_number (its
+ * address plus tpidr_el1).
  */
 static void task_other_arch(const struct kernel_image *img, const struct symtab *syms,
 			    const struct kernel_btf *kb, int have_btf, struct task_layout *l)
@@ -137,10 +139,18 @@ static void task_other_arch(const struct kernel_image *img, const struct symtab 
 	uint32_t size = have_btf ? kbtf_struct_size(kb, "task_struct") : 0;
 
 	if (img->arch == IMAGE_ARCH_ARM64) {
-		l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
-		l->cpu_how = "address, plus tpidr_el1";
+		uint64_t ti_cpu = have_btf ? task_member(kb, "task_struct", "thread_info.cpu", 4, size) : TASK_UNKNOWN;
+
 		if (have_btf)
 			l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 8, size);
+		if (ti_cpu != TASK_UNKNOWN) {
+			l->cpu_in_task = 1;
+			l->cpu_off = ti_cpu;
+			l->cpu_how = "BTF, task_struct offset, sp_el0";
+		} else {
+			l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
+			l->cpu_how = "address, plus tpidr_el1";
+		}
 	} else if (have_btf) {
 		l->cpu_in_task = 1;
 		l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);

@@ -179,6 +179,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c = (struct vt_stub_config *)t->stub.code;
 	c->magic = VT_STUB_MAGIC;
 	c->cpu_off = t->task.cpu_off;
+	c->cpu_in_task = t->task.cpu_in_task;
 	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
 	stub_geom_config(&t->geom, t->stub.data_va,
 			 t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX, c);
