@@ -132,11 +132,15 @@ prep_guests() {
 		$PREP_SUDO dpkg --add-architecture arm64
 		prep_apt_update
 	fi
-	if ! "$prep_here/fetch-debian-kernel.sh" arm64; then
-		prep_find_root noninteractive || die "cannot fetch Debian's arm64 kernel (apt-get update as root may help)"
-		prep_apt_update
-		"$prep_here/fetch-debian-kernel.sh" arm64
-	fi
+	# Debian 12's own kernels (6.1), then the 6.12 ones of its security suite.
+	local flavour
+	for flavour in arm64 amd64-6.12 arm64-6.12 arm64-16k-6.12; do
+		if ! "$prep_here/fetch-debian-kernel.sh" "$flavour"; then
+			prep_find_root noninteractive || die "cannot fetch Debian's $flavour kernel (apt-get update as root may help)"
+			prep_apt_update
+			"$prep_here/fetch-debian-kernel.sh" "$flavour"
+		fi
+	done
 	"$prep_here/build-lean-kernel.sh" x86_64-wx
 	"$prep_here/build-lean-kernel.sh" arm64
 	prep_arm64_nopad

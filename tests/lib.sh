@@ -160,8 +160,9 @@ graph_boot_checks() {
 		grep -qE '^ [0-9]\)               \|  /\* start_kernel: still running when the trace ended \(swapper/0-0\) \*/$' "$1"
 	check "boot: setup_arch, trap_init and sched_init returned inside start_kernel's block" \
 		eval "[ \$(grep -cE '^ [0-9]\) .{14}\|    (setup_arch|trap_init|sched_init)\(\);' '$1') = 3 ]"
+	# Its block's close (named when on another CPU), or one leaf line when nothing came between.
 	check "boot: kernel_init returned into ret_from_fork (its block closed)" \
-		grep -qE '\|  \}( /\* kernel_init = 0x0 \*/)?$' "$1"
+		grep -qE '\|  (\}( /\* kernel_init( = 0x0)? \*/)?|kernel_init\(\);( /\* = 0x0 \*/)?)$' "$1"
 }
 # graph_star IMAGE INITRD CMDLINE WORKLOAD: --graph --trace '*' on the QEMU
 # host, 2 vCPUs, from start_kernel to the reboot, the guest running what

@@ -47,6 +47,7 @@ static const uint8_t x86_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 #define A64_NOP 0xd503201fu
 #define A64_MOV_X9_X30 0xaa1e03e9u
 #define A64_RET 0xd65f03c0u
+#define A64_BTI_C 0xd503245fu
 
 struct fake {
 	const struct slot_ops *ops;
@@ -57,6 +58,9 @@ struct fake {
 	uint8_t mem[TEXT_SIZE];		/* guest memory: the loaded text */
 	struct patch_set ps;
 	struct patch_result res;
+	/* arm64 DYNAMIC_FTRACE_WITH_CALL_OPS: two NOPs before each function, the
+	 * records pointing at them; fn_ibt starts with `bti c`. */
+	bool callops;
 };
 
 static bool is_x86(const struct fake *k)
@@ -64,10 +68,16 @@ static bool is_x86(const struct fake *k)
 	return k->ops->arch == SLOT_ARCH_X86_64;
 }
 
-/* x86_64 IBT: fn_ibt starts with ENDBR64 and its slot follows it. */
+/* x86_64 IBT: fn_ibt starts with ENDBR64 and its slot follows it (arm64 call ops: bti c). */
 static uint64_t slot_va(const struct fake *k, int f)
 {
-	return funcs[f].addr + (is_x86(k) && f == F_IBT ? sizeof(x86_endbr64) : 0);
+	return funcs[f].addr + ((is_x86(k) || k->callops) && f == F_IBT ? sizeof(x86_endbr64) : 0);
+}
+
+/* What __mcount_loc records for f: its slot, or (call ops) the literal 8 bytes before it. */
+static uint64_t record_va(const struct fake *k, int f)
+{
+	return k->callops ? funcs[f].addr - 8 : slot_va(k, f);
 }
 
 static uint8_t *slot_mem(struct fake *k, uint64_t va)
@@ -105,6 +115,10 @@ static void put_function(struct fake *k, uint8_t *text, int f)
 		x86_call(p, s, FENTRY);
 		p[5] = 0xc3;
 	} else {
+		if (k->callops)
+			a64_words(text + (funcs[f].addr - 8 - V), A64_NOP, A64_NOP);
+		if (s != funcs[f].addr)
+			fx_put_le32(text + (funcs[f].addr - V), A64_BTI_C);
 		a64_words(p, A64_NOP, A64_NOP);
 		fx_put_le32(p + 8, A64_RET);
 	}
@@ -127,15 +141,16 @@ static int add_symbols(struct fake *k, uint64_t table)
 
 /* The ELF file, its symbols and __mcount_loc (slots, a zero entry, the weak
  * body's slot); then the text "loaded" into guest memory. */
-static int fake_build(struct fake *k, const struct slot_ops *ops, uint16_t machine)
+static int fake_build_as(struct fake *k, const struct slot_ops *ops, uint16_t machine, bool callops)
 {
-	uint64_t table = fx_data_vaddr(TEXT_SIZE);
+	uint64_t table = fx_data_vaddr(TEXT_SIZE), weak_rec = callops ? WEAK_SLOT - 8 : WEAK_SLOT;
 	struct errbuf err = { "" };
 	uint8_t *text, *loc;
 	int rc;
 
 	memset(k, 0, sizeof(*k));
 	k->ops = ops;
+	k->callops = callops;
 	symtab_init(&k->syms);
 	if ((rc = fx_make_elf(TEXT_SIZE, machine, &k->file)))
 		return rc;
@@ -143,13 +158,13 @@ static int fake_build(struct fake *k, const struct slot_ops *ops, uint16_t machi
 	loc = text + TEXT_SIZE;
 	for (int f = 0; f < NFUNCS; f++) {
 		put_function(k, text, f);
-		fx_put_le32(loc + 8 * f, (uint32_t)slot_va(k, f));
-		fx_put_le32(loc + 8 * f + 4, (uint32_t)(slot_va(k, f) >> 32));
+		fx_put_le32(loc + 8 * f, (uint32_t)record_va(k, f));
+		fx_put_le32(loc + 8 * f + 4, (uint32_t)(record_va(k, f) >> 32));
 	}
 	memset(loc + 8 * NFUNCS, 0, 8);
 	memcpy(text + (WEAK_SLOT - V), text + (funcs[F_A].addr - V), 8);
-	fx_put_le32(loc + 8 * (NFUNCS + 1), (uint32_t)WEAK_SLOT);
-	fx_put_le32(loc + 8 * (NFUNCS + 1) + 4, (uint32_t)(WEAK_SLOT >> 32));
+	fx_put_le32(loc + 8 * (NFUNCS + 1), (uint32_t)weak_rec);
+	fx_put_le32(loc + 8 * (NFUNCS + 1) + 4, (uint32_t)(weak_rec >> 32));
 	if (is_x86(k))
 		x86_call(text + (WEAK_SLOT - V), WEAK_SLOT, FENTRY);
 	if ((rc = elf_parse(k->file.data, k->file.len, machine, &k->elf, &err)) ||
@@ -160,6 +175,11 @@ static int fake_build(struct fake *k, const struct slot_ops *ops, uint16_t machi
 	}
 	memcpy(k->mem, text, TEXT_SIZE);
 	return 0;
+}
+
+static int fake_build(struct fake *k, const struct slot_ops *ops, uint16_t machine)
+{
+	return fake_build_as(k, ops, machine, false);
 }
 
 static void fake_destroy(struct fake *k)
@@ -530,10 +550,57 @@ static void test_a64_busy(void)
 	free(k);
 }
 
+/*
+ * arm64 with call ops (6.5+, Debian's 6.12): the records point 8 bytes
+ * before each function; the slots are found as ftrace_call_adjust() finds
+ * them (past the literal, past a bti c), each named as its function, and
+ * patched there, the literal never touched.
+ */
+static uint32_t le32_at(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void test_a64_callops(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+	struct errbuf err = { "" };
+	int named = 1, weak = 0;
+
+	if (!k || fake_build_as(k, &slot_ops_arm64, EM_AARCH64, true) || fake_patch_init(k, STUB, &err)) {
+		CHECK(0, "arm64 call-ops fake kernel built and loaded (%s)", err.msg);
+		free(k);
+		return;
+	}
+	CHECK(k->mt.pre == 8, "call ops: the records point 8 bytes before the functions (pre %u)", k->mt.pre);
+	for (int f = 0; f < NFUNCS; f++) {
+		const struct patch_slot *s = slot_of(k, f);
+
+		named &= s && s->va == slot_va(k, f) && s->func == funcs[f].addr && !strcmp(s->name, funcs[f].name);
+	}
+	CHECK(named && k->ps.count == NFUNCS, "call ops: each slot at its function's entry (fn_ibt's after bti c), "
+	      "named as it, its function's address kept for the events");
+	for (size_t i = 0; i < k->mt.count; i++)
+		weak += k->mt.slots[i].addr == WEAK_SLOT && !k->mt.slots[i].func;
+	CHECK(k->mt.no_symbol == 1 && weak == 1,
+	      "call ops: the overridden __weak body's slot is found past its literal, without a symbol");
+	k->ps.phase = PATCH_PHASE_EARLY;
+	CHECK(want(k, "fn_ibt", 0) == 1, "call ops: client 0 wants fn_ibt");
+	sync_at(k, 0, "call ops: fn_ibt enabled", 1, 0, 0);
+	check_a64(k, F_IBT, A64_MOV_X9_X30, a64_bl(slot_va(k, F_IBT) + 4, STUB), "enabled after bti c");
+	CHECK(le32_at(slot_mem(k, funcs[F_IBT].addr)) == A64_BTI_C &&
+	      le32_at(slot_mem(k, funcs[F_IBT].addr - 8)) == A64_NOP &&
+	      le32_at(slot_mem(k, funcs[F_IBT].addr - 4)) == A64_NOP,
+	      "call ops: the bti c and the literal's NOPs untouched");
+	fake_destroy(k);
+	free(k);
+}
+
 int main(void)
 {
 	test_x86_phases();
 	test_init_refusals();
 	test_a64_busy();
+	test_a64_callops();
 	return check_exit();
 }

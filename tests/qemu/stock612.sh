@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernels users run today: Debian 12's security suite's Linux 6.12
+# (scripts/fetch-debian-kernel.sh amd64-6.12, arm64-6.12, arm64-16k-6.12)
+# under the QEMU host. What changed since the 6.1 test kernels: x86_64's
+# IBT landing pads and call padding (each slot after an ENDBR64, __pfx_
+# symbols before each function, the CPU number in pcpu_hot), arm64's call
+# ops (__patchable_function_entries 8 bytes before each function, the CPU
+# number in thread_info, 52-bit VAs, only 4 KiB of padding below _etext),
+# 16 KiB pages. For each kernel:
+#  - `vmmtrace symbols` attributes every slot to a function (a handful of
+#    assembly entries aside) and finds the CPU number;
+#  - the booted guest's own /proc/kallsyms (the oracle) holds, for 3,000
+#    functions picked at random and the six below, exactly the addresses
+#    and types vmmtrace recovered from the image;
+#  - that boot, traced with --args on start_kernel, setup_arch, trap_init,
+#    sched_init, rest_init and kernel_init: each named once, in the order
+#    QEMU's own gdbstub breakpoints give (tests/qemu/test-qemu-trace, its
+#    addresses from the guest's kallsyms), kernel_init's argument named
+#    from the kernel's own BTF; the kernel's W+X check passes; after the
+#    hand-over the guest's own function tracer counts exactly the calls of
+#    a loop of getpriority;
+#  - test-qemu-trace: the five to kernel_init against the reference, and
+#    `--trace '*'` to kernel_init with nothing dropped;
+#  - on 2 vCPUs, --graph to /init and a getpriority loop on each CPU:
+#    exactly the loop's calls per worker, each under its own CPU, every
+#    block of the graph closed, nothing dropped.
+#
+#   tests/qemu/stock612.sh [x86_64] [arm64] [arm64-16k]   (default: all three)
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+QTRACE=$(dirname "$VMMTRACE")/tests/qemu/test-qemu-trace
+require_file "$QTRACE"
+SAMPLE=3000
+LOOPS=300
+FIVE="start_kernel setup_arch trap_init sched_init rest_init"
+
+stock612() {
+	local name=$1 image initrd getprio target rc n slots nosym
+	case $name in
+	x86_64) image=stock612-bzImage initrd=$INITRAMFS getprio=__x64_sys_getpriority ;;
+	arm64) image=stock612-arm64-Image initrd=$INITRAMFS_ARM64 getprio=__arm64_sys_getpriority ;;
+	arm64-16k) image=stock612-arm64-16k-Image initrd=$INITRAMFS_ARM64 getprio=__arm64_sys_getpriority ;;
+	*) fail "unknown kernel '$name'"; return ;;
+	esac
+	target=${name}-6.12
+	image=$VMMTRACE_CACHE/$image
+	require_file "$image"
+	require_file "$initrd"
+	local d="$TMPD/$name"
+	mkdir -p "$d"
+
+	# Slots, each attributed to its function; the CPU number.
+	"$VMMTRACE" symbols --slots "$image" >"$d/slots" 2>"$d/slots.err"
+	read -r slots nosym < <(sed -nE 's/.* ([0-9]+) slots \(.*\), ([0-9]+) without a symbol.*/\1 \2/p' "$d/slots.err")
+	echo "INFO: $name: $(cat "$d/slots.err")"
+	check "$name: over 40000 slots ($slots), at most 16 without a function ($nosym)" \
+		eval "[ '${slots:-0}' -gt 40000 ] && [ '${nosym:-99}' -le 16 ]"
+	check "$name: the slot of $getprio and of start_kernel are named as their functions" \
+		eval "grep -qE ' start_kernel .* original$' '$d/slots' && grep -qE ' $getprio .* original$' '$d/slots'"
+	"$VMMTRACE" symbols --tasks "$image" >"$d/tasks" 2>&1
+	check "$name: the CPU number found ($(grep '^cpu number' "$d/tasks" | tr -s ' '))" \
+		eval "grep -qE '^cpu number +0x[0-9a-f]+ ' '$d/tasks'"
+
+	# The oracle: the guest's /proc/kallsyms for a sample of functions.
+	"$VMMTRACE" symbols --functions "$image" 2>/dev/null | awk '{ print $3 }' | sort -u |
+		shuf -n "$SAMPLE" --random-source=<(yes 612) >"$d/names"
+	printf '%s\n' $FIVE kernel_init "$getprio" >>"$d/names"
+	sort -u -o "$d/names" "$d/names"
+	"$VMMTRACE" symbols "$image" 2>/dev/null | awk 'NR == FNR { want[$1]; next } ($3 in want)' "$d/names" - |
+		sort -u >"$d/want"
+	bash "$TOP/tests/guest/make-names-initrd.sh" "$d/names" "$d/names.cpio"
+	cat "$initrd" "$d/names.cpio" >"$d/initrd"
+	local trace=() f
+	for f in $FIVE kernel_init; do trace+=(--trace "$f"); done
+	timeout -k 5 300 "$VMMTRACE" boot "$image" --host qemu --initrd "$d/initrd" "${trace[@]}" --args \
+		-o "$d/five.txt" --console "$d/five.con" -v \
+		--cmdline "vmmtrace.steps=kallsyms,ftrace-handoff vmmtrace.kallsyms_max=100000 vmmtrace.ftrace_func=$getprio vmmtrace.ftrace_loops=$LOOPS" \
+		</dev/null >/dev/null 2>"$d/five.err"
+	rc=$?
+	tr -d '\r' <"$d/five.con" >"$d/con"
+	grep '^vmmtrace: trace:' "$d/five.err" | sed "s/^/INFO: $name: /"
+	check "$name: boots to /init, its steps pass, it reboots: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$d/con'"
+	sed -n 's/^KSYM \([0-9a-f]*\) \([a-zA-Z]\) \([^ ]*\)$/\1 \2 \3/p' "$d/con" | sort -u >"$d/got"
+	n=$(comm -3 "$d/want" "$d/got" | wc -l)
+	comm -3 "$d/want" "$d/got" | head -n 5 | sed "s/^/INFO: $name: differs: /"
+	check "$name: the guest's /proc/kallsyms equals the recovered symbols for $(wc -l <"$d/names") names ($(wc -l <"$d/got") lines, $n differ)" \
+		eval "[ '$n' = 0 ] && [ \$(wc -l <'$d/got') -ge $SAMPLE ]"
+	check "$name: the kernel's own W+X check passed" grep -q 'Checked W+X mappings: passed' "$d/con"
+	check "$name: after the hand-over the guest's function tracer counted the $LOOPS getpriority calls, no ftrace_bug" \
+		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=$getprio loops=$LOOPS events=$LOOPS .* ftrace_failed=0 warnings=0' '$d/con'"
+	check "$name: no oops, BUG or WARNING in the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING:|ftrace failed' '$d/con'"
+	n=0
+	for f in $FIVE kernel_init; do [ "$(grep -cE ": $f\(" "$d/five.txt")" = 1 ] && n=$((n + 1)); done
+	check "$name: the trace names each of the six once, by name, and nothing else ($n of 6; no bare addresses)" \
+		eval "[ $n = 6 ] && [ \$(grep -vc '^#' '$d/five.txt') = 6 ] && ! grep -qE ': 0x[0-9a-f]+[( ]' '$d/five.txt'"
+	check "$name: kernel_init's argument named from the kernel's BTF: kernel_init(unused=0x0)" \
+		grep -qE ': kernel_init\(unused=0x0\) <-ret_from_fork' "$d/five.txt"
+	grep -E "^[0-9a-f]+ [tTwW] ($(echo $FIVE | tr ' ' '|')|kernel_init)$" "$d/got" >"$d/map"
+
+	# The reference: QEMU's breakpoints, at the guest's own addresses.
+	QTEST_SYSMAP=$d/map "$QTRACE" "$target" >"$d/qtrace" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL): ' "$d/qtrace"
+	grep -q '^FAIL: ' "$d/qtrace" && T_FAILS=$((T_FAILS + 1))
+	check "$name: test-qemu-trace ran its checks (status $rc)" eval "[ $rc = 0 ] && grep -q '^PASS: ' '$d/qtrace'"
+
+	# 2 vCPUs, --graph, a getpriority loop on each CPU.
+	timeout -k 5 300 "$VMMTRACE" boot "$image" --host qemu --cpus 2 --initrd "$initrd" --graph "${trace[@]}" \
+		--trace "$getprio" -o "$d/graph.raw" --console "$d/graph.con" \
+		--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" </dev/null >/dev/null 2>"$d/graph.err"
+	rc=$?
+	tr -d '\r' <"$d/graph.con" >"$d/gcon"
+	grep '^vmmtrace: trace:' "$d/graph.err" | sed "s/^/INFO: $name, 2 vCPUs: /"
+	check "$name, 2 vCPUs: /init's loop passed, the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-RESULT syscall-loop PASS 2 workers' '$d/gcon'"
+	check "$name, 2 vCPUs: nothing dropped, no CPU-number warning" \
+		eval "grep -qE '^vmmtrace: trace: [0-9]+ events .* 0 dropped \(0 by the stub, 0 lost\)' '$d/graph.err' &&
+		      ! grep -q 'CPU number is unknown' '$d/graph.err'"
+	"$VMMTRACE" report "$d/graph.raw" -o "$d/graph.txt"
+	graph_boot_checks "$d/graph.txt"
+	local w pid cpu calls on
+	for w in 0 1; do
+		read -r pid cpu < <(sed -nE "s/^VMMTRACE-STEP syscall-loop: worker=$w pin=[0-9]+ cpu=([0-9]+) .* pid=([0-9]+)$/\2 \1/p" "$d/gcon")
+		# function_graph's layout: " CPU) duration | func();" per leaf call.
+		"$VMMTRACE" report "$d/graph.raw" --pid "${pid:-0}" --trace "$getprio" 2>/dev/null >"$d/w$w"
+		calls=$(grep -cE "\| +$getprio\(\);" "$d/w$w")
+		on=$(grep -cE "^ *${cpu:-9}\) .*\| +$getprio\(\);" "$d/w$w")
+		check "$name, 2 vCPUs: worker $w (pid $pid, CPU $cpu): exactly $LOOPS calls of $getprio ($calls), each under its CPU ($on)" \
+			eval "[ '$calls' = $LOOPS ] && [ '$on' = $LOOPS ]"
+	done
+}
+
+kernels=${*:-x86_64 arm64 arm64-16k}
+for k in $kernels; do
+	stock612 "$k"
+done
+finish
