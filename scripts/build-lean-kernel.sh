@@ -6,8 +6,8 @@
 # the kernel's types as a detached BTF file that pahole makes from the DWARF
 # of vmlinux) is cached by the hash of its inputs.
 #
-#   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|riscv64-nostrict|loongarch64]
-#                                                                   (default x86_64)
+#   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|riscv64-nostrict|loongarch64|
+#                                 x86_64-6.12|arm64-6.12|riscv64-6.12]      (default x86_64)
 #
 # x86_64 (lean.config plus the test-only SYSCALL fix, syscall-compat.patch):
 # $VMMTRACE_CACHE/lean/{bzImage,...}; x86_64-wx the same with lean-wx.config
@@ -18,7 +18,12 @@
 # linux-source-6.12 built with clang-19/lld-19 (LLVM=-19); QEMU boots the ELF,
 # so the boot image is vmlinux itself: $VMMTRACE_CACHE/lean-loongarch64/
 # {vmlinux,...}. Its build runs under nice (about 14 minutes with one job
-# here); LEAN_JOBS sets the jobs (default: nproc).
+# here); LEAN_JOBS sets the jobs (default: nproc). The -6.12 ones are the
+# same kernels from linux-source-6.12 as 6.12 builds what users run
+# (lean-ARCH-6.12.config on top; issue 36): x86_64 with clang-19 (IBT,
+# kCFI, FineIBT's call padding; the SYSCALL fix too), arm64 with clang-19
+# (call ops, pointer authentication, BTI), riscv64 with gcc:
+# $VMMTRACE_CACHE/lean-ARCH-6.12/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -49,7 +54,16 @@ riscv64-nostrict)
 loongarch64)
 	frag="$guest/lean-loongarch64.config" patch='' src_ver=6.12 llvm=-19
 	karch=loongarch cross='' image=vmlinux target=vmlinux name=lean-loongarch64 ;;
-*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict or loongarch64)" ;;
+x86_64-6.12)
+	frag="$guest/lean.config $guest/lean-x86_64-6.12.config" patch="$guest/syscall-compat.patch"
+	src_ver=6.12 llvm=-19 karch=x86_64 cross= image=arch/x86/boot/bzImage target=bzImage name=lean-x86_64-6.12 ;;
+arm64-6.12)
+	frag="$guest/lean-arm64.config $guest/lean-arm64-6.12.config" patch= src_ver=6.12 llvm=-19
+	karch=arm64 cross= image=arch/arm64/boot/Image target=Image name=lean-arm64-6.12 ;;
+riscv64-6.12)
+	frag="$guest/lean-riscv64.config $guest/lean-riscv64-6.12.config" patch= src_ver=6.12
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-6.12 ;;
+*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict, loongarch64, x86_64-6.12, arm64-6.12 or riscv64-6.12)" ;;
 esac
 jobs=${LEAN_JOBS:-$jobs}
 src_tar=/usr/src/linux-source-$src_ver.tar.xz

@@ -51,6 +51,13 @@
  */
 #include "proto/trace.h"
 
+/*
+ * `bti j`: a kernel built with BTI (ARM64_BTI_KERNEL, clang builds) maps
+ * its text, the stub's pages with it, as guarded pages, where an indirect
+ * branch (the doorbell's `br`s) must land on one; a NOP anywhere else.
+ */
+#define BTI_J	hint #36
+
 /* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
 #define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
 .if VT_REC_FLAG_HOOKED > 0x80 || VT_REC_MIGR_SHIFT != 8 || VT_HDR_CPU_FLAGS != VT_HDR_RECS + 8
@@ -236,6 +243,7 @@ cfg:
 	ldr	x13, cfg + VT_CFG_DOORBELL_PC	/* vt_stub_doorbell, or where the host moved it */
 	br	x13
 .Lagain\kind:
+	BTI_J
 	ldxr	x12, [x11]
 	ldr	x13, [x11, #VT_HDR_TAIL]
 	sub	x13, x12, x13
@@ -400,6 +408,7 @@ vt_stub_entry:
 	ldr	x13, cfg + VT_CFG_DOORBELL_PC
 	br	x13
 .Lagain:
+	BTI_J
 	ldxr	x12, [x11]
 	ldr	x13, [x11, #VT_HDR_TAIL]
 	sub	x13, x12, x13
@@ -678,8 +687,7 @@ vt_stub_return:
 #endif
 	.globl	vt_stub_doorbell
 vt_stub_doorbell:
-.Ldoorbell:
-	nop					/* the host's breakpoint: x11 is the ring's header */
+	BTI_J					/* the host's breakpoint: x11 is the ring's header */
 	br	x15				/* where the full ring's way goes on */
 
 	.globl	vt_stub_end

@@ -18,9 +18,11 @@
 # calls.
 # Each pause goes through QEMU's gdbstub, held by the control thread
 # between its pause and resume (vmm/qemu/host-qemu.h).
+# ATTACH_A64 names another arm64 kernel (tests/qemu/lean612.sh: the lean
+# 6.12 one); ATTACH_RV another riscv64 kernel, or none when set empty.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
-A64=$VMMTRACE_CACHE/lean-arm64/Image
+A64=${ATTACH_A64:-$VMMTRACE_CACHE/lean-arm64/Image}
 require_file "$A64"
 require_file "$INITRAMFS_ARM64"
 CYCLES=${ATTACH_CYCLES:-50}
@@ -52,8 +54,8 @@ attach_cycles_check "$SOCK" "$digest0" "$vt"
 ATTACH_MARKER=__arm64_sys_sched_get_priority_max ATTACH_TARGET=__arm64_sys_getpriority attach_windows_check 2
 grep -E "^vmmtrace: trace:" "$TMPD/boot.err" | sed 's/^/INFO: /'
 
-RV=$VMMTRACE_CACHE/lean-riscv64/Image
-INITRAMFS_RV=$VMMTRACE_CACHE/initramfs-riscv64.cpio
+RV=${ATTACH_RV-$VMMTRACE_CACHE/lean-riscv64/Image}
+[ -n "$RV" ] || finish
 require_file "$RV"
 require_file "$INITRAMFS_RV"
 RV_LOOPS=${RV_LOOPS:-3000}

@@ -31,6 +31,8 @@
  * reference's addresses come from the file QTEST_SYSMAP names, which the
  * script writes from the booted guest's own /proc/kallsyms. They get the
  * five and `--trace '*'` to kernel_init on 1 vCPU, not the 2-vCPU boot.
+ * The lean 6.12 kernels (lean-x86_64-6.12, lean-arm64-6.12,
+ * lean-riscv64-6.12) get every check when named (tests/qemu/lean612.sh).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -73,6 +75,10 @@ static const struct tarch tarches[] = {
 	{ "x86_64-6.12", ".", "stock612-bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 1 },
 	{ "arm64-6.12", ".", "stock612-arm64-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
 	{ "arm64-16k-6.12", ".", "stock612-arm64-16k-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
+	/* The lean 6.12 kernels (tests/qemu/lean612.sh): clang's IBT, kCFI and call padding; call ops and BTI. */
+	{ "lean-x86_64-6.12", "lean-x86_64-6.12", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 0 },
+	{ "lean-arm64-6.12", "lean-arm64-6.12", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
+	{ "lean-riscv64-6.12", "lean-riscv64-6.12", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 1, 0 },
 };
 
 /* Guest memory for the reference and the traced boots (vmmtrace boot's default). */

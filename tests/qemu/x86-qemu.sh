@@ -19,16 +19,19 @@
 #    every window exact (attach_check.py), the slots' bytes restored, stop
 #    ends it with 0.
 # tests/kvm/hosts-x86.sh compares this host with the KVM one on one kernel.
+# X86_KERNEL names another x86_64 kernel with the test SYSCALL fix
+# (tests/qemu/lean612.sh: the lean 6.12 one, IBT, kCFI, call padding).
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
-require_file "$LEAN_BZIMAGE"
+KERNEL=${X86_KERNEL:-$LEAN_BZIMAGE}
+require_file "$KERNEL"
 require_file "$INITRAMFS"
 LOOPS=${LOOPS:-2000}
 CYCLES=${ATTACH_CYCLES:-10}
 
 for cpus in 1 2; do
 	name=cpus$cpus
-	timeout -k 5 300 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --cpus "$cpus" --buffer-size 4K --initrd "$INITRAMFS" \
+	timeout -k 5 300 "$VMMTRACE" boot "$KERNEL" --host qemu --cpus "$cpus" --buffer-size 4K --initrd "$INITRAMFS" \
 		--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__x64_sys_getcpu" \
 		--trace __x64_sys_getpriority -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
 	rc=$?
@@ -59,7 +62,7 @@ done
 
 # --trace '*' from the first call to the reboot, counted as it comes.
 set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --cpus 2 --initrd "$INITRAMFS" \
+timeout -k 5 600 "$VMMTRACE" boot "$KERNEL" --host qemu --cpus 2 --initrd "$INITRAMFS" \
 	--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=200 vmmtrace.loop_cpus=2" --trace '*' \
 	--console "$TMPD/all.con" </dev/null 2>"$TMPD/all.err" | grep -v '^#' |
 	awk '{ n++ } / e820__reallocate_tables <-free_initmem$/ { e++ } END { print n + 0, e + 0 }' >"$TMPD/all.n"
@@ -75,7 +78,7 @@ check "--trace '*': free_initmem's call of an init function is there (e820__real
 
 # Live attach on 2 busy vCPUs.
 SOCK=$TMPD/vt.sock
-timeout -k 10 -s INT 600 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
+timeout -k 10 -s INT 600 "$VMMTRACE" boot "$KERNEL" --host qemu --initrd "$INITRAMFS" --cpus 2 --control "$SOCK" \
 	--trace __x64_sys_sched_get_priority_max -o "$TMPD/boot.trace" --console "$TMPD/console" \
 	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=400" 2>"$TMPD/boot.err" &
 vt=$!

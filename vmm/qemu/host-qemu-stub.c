@@ -40,7 +40,7 @@ enum hq_code_place {
 	HQ_CODE_PADDING_PAGE,	/* arm64 with one page of padding below code_end: the one-page stub there */
 };
 
-/* Bytes of padding below the one-page stub that take its doorbell (nop; br x15) off its page. */
+/* Bytes of padding below the one-page stub that take its doorbell (bti j; br x15) off its page. */
 #define HQ_DOORBELL_ROOM 16
 
 static uint64_t hq_sym(const struct symtab *syms, const char *name)
@@ -301,7 +301,7 @@ static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const s
 }
 
 /*
- * The one-page arm64 stub's doorbell (`nop; br x15`, vt_stub_doorbell) on
+ * The one-page arm64 stub's doorbell (`bti j; br x15`, vt_stub_doorbell) on
  * its own page when the padding reaches below the stub's page: QEMU runs
  * every instruction of a page that holds a breakpoint as a translation
  * block of its own, so a doorbell sharing the stub's page makes every
@@ -309,7 +309,7 @@ static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const s
  * configuration block (VT_CFG_DOORBELL_PC). Without such padding it stays
  * where it is, at that cost.
  */
-#define A64_NOP		0xd503201fu
+#define A64_BTI_J	0xd503249fu	/* the stub branches here with br: a landing pad on BTI kernels */
 #define A64_BR_X15	0xd61f01e0u
 
 static int hq_doorbell_off_page(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
@@ -324,7 +324,7 @@ static int hq_doorbell_off_page(struct host_qemu *hq, const struct elf_image *el
 		return 0;
 	}
 	for (unsigned i = 0; i < 4; i++) {
-		insns[i] = (uint8_t)(A64_NOP >> 8 * i);
+		insns[i] = (uint8_t)(A64_BTI_J >> 8 * i);
 		insns[4 + i] = (uint8_t)(A64_BR_X15 >> 8 * i);
 	}
 	if ((rc = qvm_write_code(hq->q, hq_real(hq, code_pa - sizeof(insns)), insns, sizeof(insns), err)))

@@ -84,6 +84,7 @@ struct tracer {
 	uint64_t pause_last_ns, pause_worst_ns, held_last_ns, held_worst_ns, changes;
 
 	uint64_t stub_entry;
+	uint64_t doorbell_pc;		/* the stub's doorbell (its two instructions), where the host put it */
 	uint64_t shadow_tables;		/* --graph's shadow stacks now (a power of two; 0: no room for any) */
 	uint8_t *shadow_host;		/* ... and where they are */
 	int graph;			/* a client asked for returns: the stub hooks them (never undone) */

@@ -243,10 +243,11 @@ static void tracer_rearm(struct tracer *t, unsigned cpu)
 		t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE, err.msg);
 }
 
+/* Inside the stub, or at its doorbell (which the QEMU host may put below an arm64 stub's page). */
 bool tracer_pc_in_stub(const struct tracer *t, uint64_t pc)
 {
-	return pc >= t->stub_entry &&
-	       pc < t->stub.code_va + t->stub.code_size;
+	return (pc >= t->stub_entry && pc < t->stub.code_va + t->stub.code_size) ||
+	       (t->doorbell_pc && pc >= t->doorbell_pc && pc < t->doorbell_pc + 8);
 }
 
 void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)

@@ -210,6 +210,7 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 			       (struct vt_record *)(t->stub.data + t->geom.hdr_bytes + i * t->geom.ring_bytes),
 			       t->nrecords, t->cfg.mode != TRACE_OVERWRITE);
 	t->stub_entry = t->stub.code_va + VT_CFG_SIZE;
+	t->doorbell_pc = c->doorbell_pc;	/* the host's answer, read before the guest runs */
 	return 0;
 }
 

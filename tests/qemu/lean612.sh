@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The lean 6.12 kernels (scripts/build-lean-kernel.sh arm64-6.12,
+# riscv64-6.12, x86_64-6.12) under QEMU: the checks the 6.1 lean kernels
+# pass (tests/qemu/guest-qemu.sh, x86-qemu.sh, attach-qemu.sh), on 6.12
+# as it builds what users run:
+#  - arm64 built with clang: per-callsite ops (an 8-byte literal before
+#    every function), BTI (`bti c` before each slot) and pointer
+#    authentication: every slot attributed, exact per-worker counts
+#    through small wrapping rings, the guest's own ftrace after the
+#    hand-over, --trace '*' to the reboot with nothing dropped, the
+#    first-hit order against QEMU's breakpoints, 20 attach/detach cycles
+#    with every window exact;
+#  - riscv64 6.12 (WITH_ARGS, the auipc/jalr detour): the same, but
+#    attach (riscv64's cinit has no marker loop: attach-qemu.sh's riscv64
+#    part runs on the 6.1 kernel);
+#  - x86_64 built with clang: IBT, kCFI's __cfi_ preambles, FineIBT's call
+#    padding: x86-qemu.sh whole (exact counts, the hand-over, '*', 20
+#    attach cycles) and the first-hit order.
+#
+#   tests/qemu/lean612.sh [arm64] [riscv64] [x86_64]   (default: all three)
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+LOOPS=${LOOPS:-2000}
+
+# relay NAME SCRIPT ENV...: another test script's PASS/FAIL lines as this one's.
+relay() {
+	local name=$1 script=$2 rc
+	shift 2
+	env "$@" VMMTRACE="$VMMTRACE" bash "$TOP/tests/qemu/$script" >"$TMPD/$name.relay" 2>&1
+	rc=$?
+	sed -nE "s/^(PASS|FAIL): /\1: $name: /p" "$TMPD/$name.relay"
+	T_FAILS=$((T_FAILS + $(grep -c '^FAIL: ' "$TMPD/$name.relay")))
+	check "$name: $script ran to its end (status $rc)" eval "[ $rc = 0 ] || grep -q '^FAIL: ' '$TMPD/$name.relay'"
+}
+
+# slots_named TAG IMAGE: every slot attributed to a function.
+slots_named() {
+	local nosym
+	"$VMMTRACE" symbols --slots -v "$2" >/dev/null 2>"$TMPD/$1.sym"
+	nosym=$(sed -nE 's/.* ([0-9]+) without a symbol.*/\1/p' "$TMPD/$1.sym")
+	check "$1: every slot attributed to its function ($nosym without one)" test "$nosym" = 0
+}
+
+for k in ${*:-arm64 riscv64 x86_64}; do
+	case $k in
+	arm64)
+		img=$VMMTRACE_CACHE/lean-arm64-6.12/Image
+		require_file "$img"
+		require_file "$INITRAMFS_ARM64"
+		slots_named arm64-6.12 "$img"
+		check "arm64-6.12: the records point before the functions (call ops), and its functions start with bti c" \
+			eval "grep -q 'the records point before the functions' '$TMPD/arm64-6.12.sym' &&
+			      \"$VMMTRACE\" symbols --slots '$img' start_kernel 2>/dev/null | awk '{ print \$1 }' >'$TMPD/sk.slot' &&
+			      \"$VMMTRACE\" symbols '$img' start_kernel 2>/dev/null | awk '{ print \$1 }' >'$TMPD/sk.sym' &&
+			      [ \$((0x\$(cat '$TMPD/sk.slot') - 0x\$(cat '$TMPD/sk.sym'))) = 4 ]"
+		arm64_checks arm64-6.12 "$img"
+		trace_all arm64-6.12 "$img" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 500000
+		qtrace_order lean-arm64-6.12
+		relay arm64-6.12-attach attach-qemu.sh ATTACH_A64="$img" ATTACH_RV= ATTACH_CYCLES=20
+		;;
+	riscv64)
+		img=$VMMTRACE_CACHE/lean-riscv64-6.12/Image
+		require_file "$img"
+		require_file "$INITRAMFS_RV"
+		slots_named riscv64-6.12 "$img"
+		riscv_checks riscv64-6.12 "$img"
+		qtrace_order lean-riscv64-6.12
+		;;
+	x86_64)
+		img=$VMMTRACE_CACHE/lean-x86_64-6.12/bzImage
+		require_file "$img"
+		slots_named x86_64-6.12 "$img"
+		check "x86_64-6.12: kCFI's __cfi_ and the padding's __pfx_ symbols are there, never a function" \
+			eval "\"$VMMTRACE\" symbols '$img' '__cfi_*' 2>/dev/null | grep -q . &&
+			      \"$VMMTRACE\" symbols '$img' '__pfx_*' 2>/dev/null | grep -q . &&
+			      ! \"$VMMTRACE\" symbols --functions '$img' '__cfi_*' '__pfx_*' 2>/dev/null | grep -q ."
+		relay x86_64-6.12 x86-qemu.sh X86_KERNEL="$img" ATTACH_CYCLES=20
+		qtrace_order lean-x86_64-6.12
+		;;
+	*) fail "unknown kernel '$k'" ;;
+	esac
+done
+finish
