@@ -9,7 +9,7 @@
 #define PROTO_TRACE_H
 
 #define VT_PROTO_VERSION        6
-#define VT_STUB_MAGIC           0x3654535454524d56ULL	/* "VMRTTST6": version 5, the CPU number in the task (arm64) */
+#define VT_STUB_MAGIC           0x3654535454524d56ULL	/* "VMRTTST6": version 5, the arm64 stub's CPU number in the task */
 
 /* Port the stub writes (32-bit, value = ring index) when a lossless ring is full. */
 #define VT_DOORBELL_PORT        0x0d40
@@ -73,11 +73,14 @@
  */
 #define VT_CFG_DOORBELL_PC      168
 /*
- * Version 6, arm64: non-zero when VT_CFG_CPU_OFF is the offset of
- * thread_info.cpu in the current task (sp_el0), as 6.3+ kernels read
- * raw_smp_processor_id(), rather than cpu_number's address.
+ * Version 6, arm64: the offsets in the image of the stub's three `mrs x12,
+ * tpidr_el1`, which read the base its CPU number is loaded from (plus
+ * VT_CFG_CPU_OFF, cpu_number's address). Where VT_CFG_CPU_OFF is the
+ * offset of thread_info.cpu in the task instead (as 6.3+ kernels read
+ * raw_smp_processor_id()), the host makes them `mrs x12, sp_el0` before
+ * the guest runs: the task's base, at no cost per call.
  */
-#define VT_CFG_CPU_IN_TASK      176	/* u32 */
+#define VT_CFG_CPU_MRS          176	/* u32 x 3 */
 #define VT_CFG_SIZE             256	/* the entry point follows the block */
 
 /* Ring header, one per ring, VT_HDR_SIZE apart (read-write for the guest). */
@@ -194,9 +197,9 @@ struct vt_stub_config {
 	uint64_t stack_size;
 	uint64_t ret_va;
 	uint64_t doorbell_pc;
-	uint32_t cpu_in_task;
+	uint32_t cpu_mrs[3];
 	uint32_t pad0;
-	uint8_t reserved[VT_CFG_SIZE - 184];
+	uint8_t reserved[VT_CFG_SIZE - 192];
 };
 
 /* Where a stub looks for task's shadow stack first: table (hash + i) & mask, i < VT_SHADOW_PROBE. */
@@ -257,7 +260,7 @@ _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_off) == VT_CFG_ST
 _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_size) == VT_CFG_STACK_SIZE, "stack_size");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, ret_va) == VT_CFG_RETURN, "ret_va");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, doorbell_pc) == VT_CFG_DOORBELL_PC, "doorbell_pc");
-_Static_assert(__builtin_offsetof(struct vt_stub_config, cpu_in_task) == VT_CFG_CPU_IN_TASK, "cpu_in_task");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, cpu_mrs) == VT_CFG_CPU_MRS, "cpu_mrs");
 _Static_assert(VT_SHADOW_FRAME0 + VT_SHADOW_FRAMES * VT_FRAME_SIZE <= VT_SHADOW_SIZE &&
 	       (1 << VT_SHADOW_SHIFT) == VT_SHADOW_SIZE && (1 << VT_FRAME_SHIFT) == VT_FRAME_SIZE, "shadow stack");
 _Static_assert(sizeof(struct vt_ring_hdr) == VT_HDR_SIZE && (1 << VT_HDR_SHIFT) == VT_HDR_SIZE, "hdr size");

@@ -75,7 +75,12 @@ cfg:
 	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
 .endif
 	.quad	vt_stub_doorbell - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
+.if VT_CFG_CPU_MRS != VT_CFG_DOORBELL_PC + 8
+	.error "VT_CFG_CPU_MRS no longer follows VT_CFG_DOORBELL_PC"
+.endif
+	/* The three reads of the CPU's base, which the host may make sp_el0's (proto/trace.h). */
+	.long	.Lcpu_mrs0 - vt_stub_image, .Lcpu_mrs1 - vt_stub_image, .Lcpu_mrs_entry - vt_stub_image
+	.fill	VT_CFG_SIZE - VT_CFG_CPU_MRS - 12, 1, 0
 
 /*
  * Where a task keeps its shadow stack: SHADOW_HASH (proto/trace.h, the
@@ -112,17 +117,16 @@ cfg:
 .macro RECORD kind
 	/*
 	 * The CPU number: this CPU's per-CPU offset (tpidr_el1) plus
-	 * cpu_number's address, or thread_info.cpu in the task (sp_el0).
+	 * cpu_number's address, or thread_info.cpu in the task (the host
+	 * makes this read sp_el0: VT_CFG_CPU_MRS).
 	 */
 	mov	w10, #0
 	ldr	x11, cfg + VT_CFG_CPU_OFF
 	cmn	x11, #1
 	b.eq	1f
+.Lcpu_mrs\kind:
 	mrs	x12, tpidr_el1
-	ldr	w13, cfg + VT_CFG_CPU_IN_TASK
-	cbz	w13, 2f
-	mrs	x12, sp_el0
-2:	ldr	w10, [x11, x12]
+	ldr	w10, [x11, x12]
 1:	ldr	w12, cfg + VT_CFG_NRINGS
 	cmp	w10, w12
 	csel	w13, w10, wzr, lo		/* unknown CPU: the shared ring 0 */
@@ -282,11 +286,8 @@ vt_stub_entry:
 	ldr	x11, cfg + VT_CFG_CPU_OFF
 	cmn	x11, #1
 	b.eq	.Lgeneral
-	mrs	x12, tpidr_el1
-	ldr	w13, cfg + VT_CFG_CPU_IN_TASK
-	cbz	w13, .Lcpu_read
-	mrs	x12, sp_el0
-.Lcpu_read:
+.Lcpu_mrs_entry:
+	mrs	x12, tpidr_el1			/* or sp_el0 (VT_CFG_CPU_MRS) */
 	ldr	w10, [x11, x12]			/* x10: the CPU */
 	ldr	w12, cfg + VT_CFG_NRINGS
 	cmp	w10, w12

@@ -70,6 +70,29 @@ int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint
 	return 0;
 }
 
+#define A64_MRS_X12_TPIDR_EL1	0xd538d08cu
+#define A64_MRS_X12_SP_EL0	0xd538410cu
+
+int guest_stub_cpu_in_task(const struct guest_arch *g, uint8_t *code, size_t size, struct errbuf *err)
+{
+	const struct vt_stub_config *c = (const struct vt_stub_config *)(void *)code;
+	const uint32_t n = sizeof(c->cpu_mrs) / sizeof(c->cpu_mrs[0]);
+	uint32_t want = A64_MRS_X12_TPIDR_EL1, to = A64_MRS_X12_SP_EL0, w;
+
+	if (g->slot_arch != SLOT_ARCH_ARM64)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = c->cpu_mrs[i];
+
+		if (off < VT_CFG_SIZE || off % 4 || off > size - 4 || (memcpy(&w, code + off, 4), w != want))
+			return err_set(err, EINVAL, "the %s stub's read of its CPU's base %u is not where its "
+				       "configuration says (offset %#x)", g->name, i, off);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(code + c->cpu_mrs[i], &to, 4);
+	return 0;
+}
+
 int guest_stub_linked(const struct guest_arch *g, uint64_t code_va, uint8_t **copy, size_t *size,
 		      struct errbuf *err)
 {

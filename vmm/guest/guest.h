@@ -52,6 +52,15 @@ int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint
 int guest_stub_linked(const struct guest_arch *g, uint64_t code_va, uint8_t **copy, size_t *size,
 		      struct errbuf *err);
 
+/*
+ * Makes the installed stub at code (size bytes, not yet run) read its CPU
+ * number in the current task, at VT_CFG_CPU_OFF, where the kernel keeps
+ * it in thread_info (arm64 6.3+): arm64's three reads of the per-CPU base
+ * become reads of sp_el0 (VT_CFG_CPU_MRS). Nothing to do elsewhere
+ * (riscv64's stub always reads it there).
+ */
+int guest_stub_cpu_in_task(const struct guest_arch *g, uint8_t *code, size_t size, struct errbuf *err);
+
 static inline size_t guest_stub_size(const struct guest_arch *g)
 {
 	return (size_t)(g->stub_end - g->stub);

@@ -179,7 +179,9 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	c = (struct vt_stub_config *)t->stub.code;
 	c->magic = VT_STUB_MAGIC;
 	c->cpu_off = t->task.cpu_off;
-	c->cpu_in_task = t->task.cpu_in_task;
+	if (t->task.cpu_in_task && t->task.cpu_off != TASK_UNKNOWN &&
+	    (rc = guest_stub_cpu_in_task(t->guest, t->stub.code, t->stub.code_size, err)))
+		return rc;
 	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
 	stub_geom_config(&t->geom, t->stub.data_va,
 			 t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX, c);
