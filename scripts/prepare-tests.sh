@@ -117,9 +117,9 @@ prep_first_guest() {
 # Fetches or builds every cached guest the tests boot, saying once what and why.
 prep_guests() {
 	prep_first_guest
-	say "the tests' other guests: Debian's stock kernels (what users have), the lean kernel with the W+X" \
-		"check (as on hardware KVM), the arm64, riscv64 and loongarch64 lean kernels (the QEMU host)," \
-		"their initramfs"
+	say "the tests' other guests: Debian's stock kernels (what users have: 6.1 and 6.12), the lean kernel" \
+		"with the W+X check (as on hardware KVM), the arm64, riscv64 and loongarch64 lean kernels (the QEMU" \
+		"host), the lean 6.12 kernels, their initramfs"
 	if ! "$prep_here/fetch-debian-kernel.sh"; then
 		# Stale package lists can name a kernel the mirror no longer has.
 		prep_find_root noninteractive || die "cannot fetch Debian's kernel (apt-get update as root may help)"
@@ -147,6 +147,10 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-lean-kernel.sh" riscv64-nostrict
 	"$prep_here/build-lean-kernel.sh" loongarch64
+	# Linux 6.12 as it builds what users run (issue 36): call ops, BTI, IBT, kCFI, call padding.
+	"$prep_here/build-lean-kernel.sh" arm64-6.12
+	"$prep_here/build-lean-kernel.sh" x86_64-6.12
+	"$prep_here/build-lean-kernel.sh" riscv64-6.12
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 	"$prep_here/build-initramfs.sh" loongarch64

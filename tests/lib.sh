@@ -360,13 +360,14 @@ qtrace_order() {
 		eval "[ $rc = 0 ] && ! grep -q '^FAIL' '$TMPD/order-$tag.out' && grep -q '^PASS' '$TMPD/order-$tag.out'"
 }
 
-# riscv64: cinit's arguments after "--": LOOPS CPUS FUNC. riscv_checks TAG KERNEL: the checks on KERNEL.
+# riscv64: cinit's arguments after "--": LOOPS CPUS FUNC. riscv_checks TAG KERNEL: the checks on KERNEL
+# (RV_SYS: the system calls' prefix, sys_ by default; 6.12: __riscv_sys_).
 riscv_checks() {
 	local tag=$1 kernel=$2 cpus name rc want got pids pid n
 	for cpus in 1 2; do
 		name=$tag$cpus
 		timeout -k 5 300 "$VMMTRACE" boot "$kernel" --host qemu --cpus "$cpus" --initrd "$INITRAMFS_RV" \
-			--cmdline "-- $LOOPS $cpus sys_getpid" --trace sys_getpriority -o "$TMPD/$name.txt" \
+			--cmdline "-- $LOOPS $cpus ${RV_SYS:-sys_}getpid" --trace "${RV_SYS:-sys_}getpriority" -o "$TMPD/$name.txt" \
 			</dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
 		rc=$?
 		tr -d '\r' <"$TMPD/$name.out" >"$TMPD/$name.con"
@@ -384,7 +385,7 @@ riscv_checks() {
 			check "$tag, $cpus vCPU(s): worker pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
 		done
 		check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: 3 events, no 'ftrace failed to modify', no WARNING" \
-			grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
+			grep -qx "CINIT-FTRACE func=${RV_SYS:-sys_}getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*" "$TMPD/$name.con"
 	done
 	trace_all "$tag" "$kernel" "$INITRAMFS_RV" 'CINIT: done' "-- 100 2" 500000
 }

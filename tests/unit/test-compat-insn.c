@@ -51,6 +51,7 @@ static const struct accept_case no_operand[] = {
 	{ "0f 03 c1 lsl %ecx,%eax", B(0x0f, 0x03, 0xc1), ASSIST_LSL, 3, NOADDR },
 	{ "48 0f 03 c1 lsl %rcx,%rax", B(0x48, 0x0f, 0x03, 0xc1), ASSIST_LSL, 4, NOADDR },
 	{ "44 0f 03 f8 lsl %eax,%r15d", B(0x44, 0x0f, 0x03, 0xf8), ASSIST_LSL, 4, NOADDR },
+	{ "0f 00 e8 verw %ax", B(0x0f, 0x00, 0xe8), ASSIST_VERW, 3, NOADDR },
 	/* Null prefixes in 64-bit mode (cs, ss, ds, es) change nothing. */
 	{ "2e 3e 9b fwait", B(0x2e, 0x3e, 0x9b), ASSIST_FWAIT, 3, NOADDR },
 	/* Bytes after the instruction are not part of it. */
@@ -130,6 +131,9 @@ static const struct accept_case with_operand[] = {
 	{ "d9 6c 24 fe fldcw -2(%rsp)", B(0xd9, 0x6c, 0x24, 0xfe), ASSIST_FLDCW, 4,
 	  0xffffc90000001efeULL },
 	{ "0f 03 06 lsl (%rsi),%eax", B(0x0f, 0x03, 0x06), ASSIST_LSL, 3, 0x100 },
+	/* 6.12's CLEAR_CPU_BUFFERS: verw x86_verw_sel(%rip) (0f 00 /5) */
+	{ "0f 00 2d verw -0x10(%rip)", B(0x0f, 0x00, 0x2d, 0xf0, 0xff, 0xff, 0xff), ASSIST_VERW, 7,
+	  0xffffffff80fffff7ULL },
 	/* 0f ae /4 xsave, /5 xrstor, /6 xsaveopt (completed as xsave) */
 	{ "0f ae 27 xsave (%rdi)", B(0x0f, 0xae, 0x27), ASSIST_XSAVE, 3, 0x10 },
 	{ "0f ae 2f xrstor (%rdi)", B(0x0f, 0xae, 0x2f), ASSIST_XRSTOR, 3, 0x10 },
@@ -171,6 +175,8 @@ static const struct refuse_case refused[] = {
 	{ "0f 0b ud2", B(0x0f, 0x0b) },
 	{ "0f 01 f9 rdtscp", B(0x0f, 0x01, 0xf9) },
 	{ "0f 01 ca clac", B(0x0f, 0x01, 0xca) },
+	{ "0f 00 e0 verr %ax (/4, not verw)", B(0x0f, 0x00, 0xe0) },
+	{ "0f 00 d8 ltr %ax (/3)", B(0x0f, 0x00, 0xd8) },
 	{ "0f ae f0 mfence (mod 3)", B(0x0f, 0xae, 0xf0) },
 	{ "0f ae e8 lfence (mod 3)", B(0x0f, 0xae, 0xe8) },
 	{ "0f ae 00 fxsave (/0)", B(0x0f, 0xae, 0x00) },

@@ -61,6 +61,8 @@ struct fake {
 	/* arm64 DYNAMIC_FTRACE_WITH_CALL_OPS: two NOPs before each function, the
 	 * records pointing at them; fn_ibt starts with `bti c`. */
 	bool callops;
+	/* x86_64 clang builds (objtool --mnop): every slot a NOP in the image. */
+	bool nops;
 };
 
 static bool is_x86(const struct fake *k)
@@ -112,7 +114,10 @@ static void put_function(struct fake *k, uint8_t *text, int f)
 	if (is_x86(k)) {
 		if (s != funcs[f].addr)
 			memcpy(text + (funcs[f].addr - V), x86_endbr64, sizeof(x86_endbr64));
-		x86_call(p, s, FENTRY);
+		if (k->nops)
+			memcpy(p, x86_nop5, sizeof(x86_nop5));
+		else
+			x86_call(p, s, FENTRY);
 		p[5] = 0xc3;
 	} else {
 		if (k->callops)
@@ -146,11 +151,13 @@ static int fake_build_as(struct fake *k, const struct slot_ops *ops, uint16_t ma
 	uint64_t table = fx_data_vaddr(TEXT_SIZE), weak_rec = callops ? WEAK_SLOT - 8 : WEAK_SLOT;
 	struct errbuf err = { "" };
 	uint8_t *text, *loc;
+	bool nops = k->nops;	/* the one setting a caller makes before */
 	int rc;
 
 	memset(k, 0, sizeof(*k));
 	k->ops = ops;
 	k->callops = callops;
+	k->nops = nops;
 	symtab_init(&k->syms);
 	if ((rc = fx_make_elf(TEXT_SIZE, machine, &k->file)))
 		return rc;
@@ -165,7 +172,7 @@ static int fake_build_as(struct fake *k, const struct slot_ops *ops, uint16_t ma
 	memcpy(text + (WEAK_SLOT - V), text + (funcs[F_A].addr - V), 8);
 	fx_put_le32(loc + 8 * (NFUNCS + 1), (uint32_t)weak_rec);
 	fx_put_le32(loc + 8 * (NFUNCS + 1) + 4, (uint32_t)(weak_rec >> 32));
-	if (is_x86(k))
+	if (is_x86(k) && !k->nops)
 		x86_call(text + (WEAK_SLOT - V), WEAK_SLOT, FENTRY);
 	if ((rc = elf_parse(k->file.data, k->file.len, machine, &k->elf, &err)) ||
 	    (rc = add_symbols(k, table)) ||
@@ -488,6 +495,49 @@ static void test_init_refusals(void)
 	free(k);
 }
 
+/*
+ * An x86_64 kernel whose build left every slot a NOP (clang, objtool
+ * --mnop): that is the fresh image; enabling a slot keeps its NOP to put
+ * back, the hand-over restores it, and one call among the NOPs (a slot
+ * someone patched) is refused.
+ */
+static void test_x86_nop_compiled(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+	struct patch_result res;
+	struct errbuf err = { "" };
+	uint64_t c;
+	int rc;
+
+	if (!k) {
+		CHECK(0, "memory for a fake kernel");
+		return;
+	}
+	k->nops = true;
+	if (fake_build_as(k, &slot_ops_x86_64, EM_X86_64, false) || !k->mt.nop_compiled) {
+		CHECK(0, "x86_64 NOP-compiled fake kernel built and recognised (nop_compiled %d)", k->mt.nop_compiled);
+		fake_destroy(k);
+		free(k);
+		return;
+	}
+	rc = fake_patch_init(k, STUB, &err);
+	CHECK(rc == 0 && k->ps.count == NFUNCS, "NOP-compiled: every named slot taken (%s)", rc ? err.msg : "ok");
+	k->ps.phase = PATCH_PHASE_EARLY;
+	c = slot_va(k, F_C);
+	CHECK(want(k, "fn_c", 0) == 1, "NOP-compiled: client 0 wants fn_c");
+	patch_sync(&k->ps, &res);
+	CHECK(res.written == 1 && slot_mem(k, c)[0] == 0xe8, "NOP-compiled: fn_c calls the stub before ftrace_init");
+	patch_restore_all(&k->ps, &res);
+	CHECK(res.written == 1 && !memcmp(slot_mem(k, c), x86_nop5, 5), "NOP-compiled: the hand-over puts its NOP back");
+	patch_destroy(&k->ps);
+	x86_call(k->mem + (funcs[F_A].addr - V), funcs[F_A].addr, FENTRY);
+	rc = fake_patch_init(k, STUB, &err);
+	CHECK(rc == -EINVAL && strstr(err.msg, "fn_a") && strstr(err.msg, "NOP its build left"),
+	      "NOP-compiled: a call among the NOPs: not a fresh image (%s)", err.msg);
+	fake_destroy(k);
+	free(k);
+}
+
 /* Every arm64 slot holds exactly these two words. */
 static void check_a64(struct fake *k, int f, uint32_t w0, uint32_t w1, const char *what)
 {
@@ -523,6 +573,12 @@ static void test_a64_busy(void)
 	a = slot_va(k, F_A);
 	b = slot_va(k, F_B);
 	CHECK(k->ps.count == NFUNCS, "arm64: the 5 named slots");
+	{
+		static const char *const out[] = { "fn_d_none", "fn_init", NULL };
+
+		CHECK(patch_exclude(&k->ps, out) == 1 && k->ps.count == NFUNCS - 1 && !slot_of(k, F_INIT) &&
+		      want(k, "fn_init", 0) == 0, "a function run before the MMU is on is taken out, never wanted");
+	}
 	k->ps.phase = PATCH_PHASE_EARLY;
 	CHECK(want(k, "fn_a", 0) == 1, "arm64: client 0 wants fn_a");
 	sync_at(k, a + 4, "arm64 early: a vCPU between the two NOPs blocks both words", 0, 0, 1);
@@ -600,6 +656,7 @@ int main(void)
 {
 	test_x86_phases();
 	test_init_refusals();
+	test_x86_nop_compiled();
 	test_a64_busy();
 	test_a64_callops();
 	return check_exit();

@@ -24,6 +24,12 @@ struct guest_arch {
 	const char *clock;
 	/* THREAD_SIZE without KASAN: a call is on its task's stack when within it. */
 	uint64_t thread_size;
+	/*
+	 * Traceable functions the kernel may run before its MMU is on, where a
+	 * call to the stub's virtual address cannot return: never patched
+	 * (NULL-terminated; NULL: none).
+	 */
+	const char *const *before_mmu;
 };
 
 /* By IMAGE_ARCH_* (vmm/image/image.h); NULL for an architecture vmmtrace has no stub for. */

@@ -211,6 +211,7 @@ int mcount_read(const struct elf_image *elf, const struct symtab *tab,
 		mt->no_symbol += !mt->slots[i].func;
 		mt->init += mt->slots[i].init;
 	}
+	mt->nop_compiled = ops->layout->compiled_call && mt->count && mt->states[SLOT_DISABLED] == mt->count;
 	return 0;
 }
 

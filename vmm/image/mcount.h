@@ -37,6 +37,13 @@ struct mcount_table {
 	uint64_t fentry;		/* address of __fentry__, 0 if unknown */
 	uint64_t table_va;		/* __start_mcount_loc */
 	unsigned pre;			/* bytes from each record to its function (arm64 CALL_OPS: 8), 0 */
+	/*
+	 * The build left every slot in the guest's disabled form (x86_64
+	 * clang builds: objtool --mnop, CC_USING_NOP_MCOUNT, whose ftrace_init
+	 * leaves the slots alone): that is their fresh state, not the
+	 * compiler's call.
+	 */
+	int nop_compiled;
 };
 
 /*

@@ -196,29 +196,64 @@ int compat_insn_fault(struct assist_ctx *c, unsigned nr, uint32_t error, uint64_
 }
 
 /*
+ * The present code or data descriptor in the GDT that the selector operand
+ * of lsl or verw names: 1 and *desc, 0 for none (null, LDT, out of the
+ * GDT, not present, or a system descriptor the kernel never asks about),
+ * -EFAULT when the operand cannot be read.
+ */
+static int assist_selector_desc(struct assist_ctx *c, uint64_t *desc)
+{
+	struct vm *vm = c->vcpu->vm;
+	int rm = (c->in.modrm & 7) | ((c->in.rex & 1) << 3);
+	uint16_t sel;
+
+	if ((c->in.modrm >> 6) == 3)
+		sel = (uint16_t)insn_reg(&c->regs, rm);
+	else if (pagewalk_read(vm, &c->sregs, compat_insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
+		return -EFAULT;
+	if (!(sel & ~7) || (sel & 4) || (sel | 7) > c->sregs.gdt.limit ||
+	    pagewalk_read(vm, &c->sregs, c->sregs.gdt.base + (sel & ~7), desc, 8))
+		return 0;
+	return (*desc & X86_DESC_P) && (*desc & X86_DESC_S);
+}
+
+/*
+ * verw: 6.x kernels run it with __KERNEL_DS's selector to clear the CPU's
+ * buffers on every return to user space (the MDS, TAA, MMIO and RFDS
+ * mitigations, CLEAR_CPU_BUFFERS), which this host's emulator cannot.
+ * Its architectural effect at CPL0 is ZF: 1 for a writable data segment
+ * (SDM), else 0; the buffers it clears are the host CPU's business.
+ */
+static int assist_verw(struct assist_ctx *c)
+{
+	uint64_t desc;
+	int rc = assist_selector_desc(c, &desc);
+
+	if (rc < 0)
+		return rc;
+	c->regs.rflags &= ~X86_RFLAGS_ZF;
+	if (rc && !(desc & X86_DESC_CODE) && (desc & X86_DESC_WRITABLE))
+		c->regs.rflags |= X86_RFLAGS_ZF;
+	return 0;
+}
+
+/*
  * lsl: the kernel reads its CPU number from the limit of the per-CPU
  * segment this way (the NMI and paranoid entry paths). SDM: ZF=1 and the
  * (granularity-scaled) limit for a valid GDT descriptor, else ZF=0.
  */
 static int assist_lsl(struct assist_ctx *c)
 {
-	struct vm *vm = c->vcpu->vm;
 	uint64_t desc, limit;
 	__u64 *dst;
-	uint16_t sel;
-	int rm = (c->in.modrm & 7) | ((c->in.rex & 1) << 3);
 	int reg = ((c->in.modrm >> 3) & 7) | ((c->in.rex & 4) << 1);
+	int rc = assist_selector_desc(c, &desc);
 
-	if ((c->in.modrm >> 6) == 3)
-		sel = (uint16_t)insn_reg(&c->regs, rm);
-	else if (pagewalk_read(vm, &c->sregs, compat_insn_address(&c->in, &c->regs, &c->sregs), &sel, 2))
-		return -EFAULT;
+	if (rc < 0)
+		return rc;
 	c->regs.rflags &= ~X86_RFLAGS_ZF;
-	if (!(sel & ~7) || (sel & 4) || (sel | 7) > c->sregs.gdt.limit ||
-	    pagewalk_read(vm, &c->sregs, c->sregs.gdt.base + (sel & ~7), &desc, 8))
-		return 0;	/* null, LDT or out of the GDT: ZF=0, destination kept */
-	if (!(desc & X86_DESC_P) || !(desc & X86_DESC_S))
-		return 0;	/* not present, or a system descriptor the kernel never asks about */
+	if (!rc)
+		return 0;	/* ZF=0, destination kept */
 	limit = (desc & 0xffff) | ((desc >> 32) & 0xf0000);
 	if (desc & X86_DESC_G)
 		limit = (limit << 12) | 0xfff;
@@ -252,6 +287,8 @@ static int assist_decode(struct insn *in)
 			return ASSIST_EMMS;
 		if (op2 == 0x03)
 			return insn_modrm(in) ? -1 : ASSIST_LSL;
+		if (op2 == 0x00)	/* 0f 00 /5 verw */
+			return insn_modrm(in) || ((in->modrm >> 3) & 7) != 5 ? -1 : ASSIST_VERW;
 		if (op2 == 0x01) {	/* 0f 01 d0 xgetbv, 0f 01 d1 xsetbv */
 			if (in->simd_prefix || insn_byte(in, &op2) || (op2 != 0xd0 && op2 != 0xd1))
 				return -1;
@@ -358,6 +395,8 @@ int compat_insn_assist(struct vcpu *vcpu)
 		rc = 0;
 	else if (assist == ASSIST_LSL)
 		rc = assist_lsl(&c);
+	else if (assist == ASSIST_VERW)
+		rc = assist_verw(&c);
 	else if (assist == ASSIST_XGETBV || assist == ASSIST_XSETBV)
 		rc = compat_xsave_xcr(&c, assist);
 	else if (assist == ASSIST_XSAVE || assist == ASSIST_XRSTOR)

@@ -24,7 +24,7 @@
 static const char *const assist_names[ASSIST_COUNT] = {
 	[ASSIST_FWAIT] = "fwait", [ASSIST_INT3] = "int3", [ASSIST_LDMXCSR] = "ldmxcsr",
 	[ASSIST_STMXCSR] = "stmxcsr", [ASSIST_FNSTSW] = "fnstsw", [ASSIST_FLDCW] = "fldcw",
-	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms", [ASSIST_LSL] = "lsl",
+	[ASSIST_FNCLEX] = "fnclex", [ASSIST_EMMS] = "emms", [ASSIST_LSL] = "lsl", [ASSIST_VERW] = "verw",
 	[ASSIST_XGETBV] = "xgetbv", [ASSIST_XSETBV] = "xsetbv", [ASSIST_XSAVE] = "xsave",
 	[ASSIST_XRSTOR] = "xrstor", [ASSIST_FAULT] = "fault-injected",
 };

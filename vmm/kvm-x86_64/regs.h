@@ -40,6 +40,8 @@
 #define X86_VEC_PF          14
 
 /* Segment descriptors (SDM vol. 3 §3.4.5) and KVM segment types. */
+#define X86_DESC_WRITABLE   (1ULL << 41)	/* a data segment's W type bit */
+#define X86_DESC_CODE       (1ULL << 43)	/* type: code, not data */
 #define X86_DESC_S          (1ULL << 44)	/* code or data, not a system descriptor */
 #define X86_DESC_P          (1ULL << 47)
 #define X86_DESC_G          (1ULL << 55)	/* limit in 4 KiB units */

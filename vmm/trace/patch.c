@@ -10,8 +10,9 @@
 #include "vmm/image/symtab.h"
 
 static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const struct elf_image *elf,
-		     const struct mcount_slot *ms, const struct symtab *syms, struct errbuf *err)
+		     const struct mcount_slot *ms, const struct symtab *syms, int nop_compiled, struct errbuf *err)
 {
+	enum slot_state state;
 	unsigned n = ps->ops->layout->slot_bytes;
 	struct patch_slot *s = &ps->slots[ps->count];
 	struct slot_err serr;
@@ -22,9 +23,11 @@ static int patch_add(struct patch_set *ps, const struct patch_mem *mem, const st
 		return err_set(err, EINVAL, "slot 0x%llx is outside the loaded kernel",
 			       (unsigned long long)ms->addr);
 	ps->ctx.slot_pc = ms->addr;
-	if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ORIGINAL)
-		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the compiler's call: not a fresh image",
-			       (unsigned long long)ms->addr, symtab_name(syms, ms->func));
+	state = slot_classify(ps->ops, &ps->ctx, s->hva, NULL);
+	if (state != (nop_compiled ? SLOT_DISABLED : SLOT_ORIGINAL))
+		return err_set(err, EINVAL, "slot 0x%llx (%s) does not hold the %s: not a fresh image",
+			       (unsigned long long)ms->addr, symtab_name(syms, ms->func),
+			       nop_compiled ? "NOP its build left in every slot" : "compiler's call");
 	rc = slot_check_call(ps->ops, ms->addr, ps->ctx.our_target, &serr);
 	if (rc)
 		return err_set(err, -rc, "%s", serr.msg);
@@ -57,12 +60,30 @@ int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct e
 		return err_set(err, ENOMEM, "out of memory for %zu slots", mt->count);
 	for (size_t i = 0; i < mt->count; i++) {
 		/* Overridden __weak bodies have no name to select them by. */
-		if (mt->slots[i].func && (rc = patch_add(ps, mem, elf, &mt->slots[i], syms, err))) {
+		if (mt->slots[i].func && (rc = patch_add(ps, mem, elf, &mt->slots[i], syms, mt->nop_compiled, err))) {
 			patch_destroy(ps);
 			return rc;
 		}
 	}
 	return 0;
+}
+
+size_t patch_exclude(struct patch_set *ps, const char *const *names)
+{
+	size_t kept = 0, n = 0;
+
+	for (size_t i = 0; i < ps->count; i++) {
+		int out = 0;
+
+		for (const char *const *name = names; name && *name && !out; name++)
+			out = !strcmp(ps->slots[i].name, *name);
+		if (out)
+			n++;
+		else
+			ps->slots[kept++] = ps->slots[i];
+	}
+	ps->count = kept;
+	return n;
 }
 
 void patch_destroy(struct patch_set *ps)

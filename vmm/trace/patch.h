@@ -91,6 +91,11 @@ int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct e
 	       const struct slot_ops *ops, uint64_t fentry, uint64_t stub_entry,
 	       struct errbuf *err);
 void patch_destroy(struct patch_set *ps);
+/*
+ * Takes the slots of the functions named out of the set (before any is
+ * wanted): never patched, as if they had no slot. Returns how many.
+ */
+size_t patch_exclude(struct patch_set *ps, const char *const *names);
 
 /*
  * The slots matching f, as a byte per slot (malloc'ed; NULL on ENOMEM).

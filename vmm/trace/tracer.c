@@ -357,6 +357,9 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 			&t->syms, guest_slot_ops(t->guest), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
+	if (patch_exclude(&t->ps, t->guest->before_mmu))
+		log_info("not traceable: the kernel runs some functions before its MMU is on (%s...)",
+			 t->guest->before_mmu[0]);
 	/*
 	 * The ftrace_init hand-over and free_initmem concern slots only: a
 	 * boot that can never have one (VM events alone, --stop-at alone, no
