@@ -27,8 +27,13 @@ static void check_table(const struct symtab *tab)
 		uint64_t off = ~0ull;
 		const struct symbol *f = symtab_find_addr(tab, s->addr, &off);
 
-		if (!f || f->addr != s->addr || off != 0)
+		/* A padding symbol (__pfx_, __cfi_) names the end of the function before it, if any. */
+		if (s->flags & SYMBOL_PADDING) {
+			if (f && (f->addr >= s->addr || off != s->addr - f->addr || (f->flags & SYMBOL_PADDING)))
+				abort();
+		} else if (!f || f->addr != s->addr || off != 0) {
 			abort();
+		}
 		if (!symtab_find_name(tab, symtab_name(tab, s)))
 			abort();
 	}

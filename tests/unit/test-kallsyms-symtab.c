@@ -182,6 +182,8 @@ static void check_padding(void)
 	add(&t, 0xffffffff8333b1e0, 't', "__cfi_next_fn");
 	add(&t, 0xffffffff8333b1f0, 't', "next_fn");
 	add(&t, 0xffffffff8333b300, 'd', "__pfx_data_is_not_padding");
+	add(&t, 0xffffffff8333b400, 't', "__pfx_odd_alias");
+	add(&t, 0xffffffff8333b400, 't', "real_fn");
 	CHECK(symtab_finish(&t) == 0, "padding: finish");
 	s = symtab_find_addr(&t, 0xffffffff8333aa84, &off);
 	CHECK(s && !strcmp(symtab_name(&t, s), "start_kernel") && off == 4, "start_kernel+4 (its slot after ENDBR64)");
@@ -198,6 +200,9 @@ static void check_padding(void)
 	      "only text symbols are padding");
 	s = symtab_find_name(&t, "__pfx_start_kernel");
 	CHECK(s && (s->flags & SYMBOL_PADDING), "the padding symbol keeps its name, marked as padding");
+	s = symtab_find_addr(&t, 0xffffffff8333b404, &off);
+	CHECK(s && !strcmp(symtab_name(&t, s), "real_fn") && off == 4,
+	      "a function that shares its address with a padding symbol is itself (%s)", s ? symtab_name(&t, s) : "none");
 	symtab_destroy(&t);
 }
 

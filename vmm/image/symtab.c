@@ -335,14 +335,21 @@ const struct symbol *symtab_find_addr(const struct symtab *tab, uint64_t addr, u
 	if (!ub)
 		return NULL;
 	ub--;
+	/* ub is the last of its aliases: take the first of them that is not padding. */
 	for (;;) {
-		while (ub > 0 && tab->syms[ub - 1].addr == tab->syms[ub].addr)
-			ub--;
-		if (!(tab->syms[ub].flags & SYMBOL_PADDING))
+		size_t first = ub, k;
+
+		while (first > 0 && tab->syms[first - 1].addr == tab->syms[ub].addr)
+			first--;
+		for (k = first; k <= ub && (tab->syms[k].flags & SYMBOL_PADDING); k++)
+			;
+		if (k <= ub) {
+			ub = k;
 			break;
-		if (!ub)
+		}
+		if (!first)
 			return NULL;	/* padding before the first symbol: nothing covers addr */
-		ub--;		/* the function before the padding */
+		ub = first - 1;		/* the function before the padding */
 	}
 	if (offset)
 		*offset = addr - tab->syms[ub].addr;
