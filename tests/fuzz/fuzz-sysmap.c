@@ -27,9 +27,12 @@ static void check_table(const struct symtab *tab)
 		uint64_t off = ~0ull;
 		const struct symbol *f = symtab_find_addr(tab, s->addr, &off);
 
-		/* A padding symbol (__pfx_, __cfi_) names the end of the function before it, if any. */
+		/*
+		 * A padding symbol (__pfx_, __cfi_) names a function that shares
+		 * its address, else the end of the function before it, if any.
+		 */
 		if (s->flags & SYMBOL_PADDING) {
-			if (f && (f->addr >= s->addr || off != s->addr - f->addr || (f->flags & SYMBOL_PADDING)))
+			if (f && (f->addr > s->addr || off != s->addr - f->addr || (f->flags & SYMBOL_PADDING)))
 				abort();
 		} else if (!f || f->addr != s->addr || off != 0) {
 			abort();
