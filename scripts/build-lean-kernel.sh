@@ -7,7 +7,9 @@
 # of vmlinux) is cached by the hash of its inputs.
 #
 #   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|riscv64-nostrict|loongarch64|
-#                                 x86_64-6.12|arm64-6.12|riscv64-6.12]      (default x86_64)
+#                                 loongarch64-dtb|x86_64-6.12|arm64-6.12|riscv64-6.12|
+#                                 riscv64-6.12-nostrict]
+#                                                                           (default x86_64)
 #
 # x86_64 (lean.config plus the test-only SYSCALL fix, syscall-compat.patch):
 # $VMMTRACE_CACHE/lean/{bzImage,...}; x86_64-wx the same with lean-wx.config
@@ -18,19 +20,22 @@
 # linux-source-6.12 built with clang-19/lld-19 (LLVM=-19); QEMU boots the ELF,
 # so the boot image is vmlinux itself: $VMMTRACE_CACHE/lean-loongarch64/
 # {vmlinux,...}. Its build runs under nice (about 14 minutes with one job
-# here); LEAN_JOBS sets the jobs (default: nproc). The -6.12 ones are the
+# here); LEAN_JOBS sets the jobs (default: nproc). loongarch64-dtb is the
+# same with a device tree built in (vmmtrace-la64-virt.dts, copied into the
+# tree; lean-loongarch64-dtb.config): $VMMTRACE_CACHE/lean-loongarch64-dtb/. The -6.12 ones are the
 # same kernels from linux-source-6.12 as 6.12 builds what users run
 # (lean-ARCH-6.12.config on top; issue 36): x86_64 with clang-19 (IBT,
 # kCFI, FineIBT's call padding; the SYSCALL fix too), arm64 with clang-19
 # (call ops, pointer authentication, BTI), riscv64 with gcc:
-# $VMMTRACE_CACHE/lean-ARCH-6.12/.
+# $VMMTRACE_CACHE/lean-ARCH-6.12/; riscv64-6.12-nostrict that one without
+# STRICT_KERNEL_RWX, as riscv64-nostrict is the 6.1 one.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 arch=${1:-x86_64}
 src_ver=6.1
 guest="$here/../tests/guest/lean-kernel"
-llvm='' jobs=$(nproc)
+llvm='' dts='' jobs=$(nproc)
 case $arch in
 x86_64)
 	frag="$guest/lean.config" patch="$guest/syscall-compat.patch"
@@ -54,6 +59,12 @@ riscv64-nostrict)
 loongarch64)
 	frag="$guest/lean-loongarch64.config" patch='' src_ver=6.12 llvm=-19
 	karch=loongarch cross='' image=vmlinux target=vmlinux name=lean-loongarch64 ;;
+loongarch64-dtb)
+	# The same with a device tree built in (CONFIG_BUILTIN_DTB), which the
+	# kernel prefers to the one vmmtrace hands over (issue 36).
+	frag="$guest/lean-loongarch64.config $guest/lean-loongarch64-dtb.config" patch='' src_ver=6.12 llvm=-19
+	dts="$guest/vmmtrace-la64-virt.dts"
+	karch=loongarch cross='' image=vmlinux target=vmlinux name=lean-loongarch64-dtb ;;
 x86_64-6.12)
 	frag="$guest/lean.config $guest/lean-x86_64-6.12.config" patch="$guest/syscall-compat.patch"
 	src_ver=6.12 llvm=-19 karch=x86_64 cross= image=arch/x86/boot/bzImage target=bzImage name=lean-x86_64-6.12 ;;
@@ -63,7 +74,11 @@ arm64-6.12)
 riscv64-6.12)
 	frag="$guest/lean-riscv64.config $guest/lean-riscv64-6.12.config" patch= src_ver=6.12
 	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-6.12 ;;
-*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict, loongarch64, x86_64-6.12, arm64-6.12 or riscv64-6.12)" ;;
+riscv64-6.12-nostrict)
+	frag="$guest/lean-riscv64.config $guest/lean-riscv64-6.12.config $guest/lean-riscv64-nostrict.config"
+	patch= src_ver=6.12
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-6.12-nostrict ;;
+*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict, loongarch64, loongarch64-dtb, x86_64-6.12, arm64-6.12, riscv64-6.12 or riscv64-6.12-nostrict)" ;;
 esac
 jobs=${LEAN_JOBS:-$jobs}
 src_tar=/usr/src/linux-source-$src_ver.tar.xz
@@ -75,7 +90,7 @@ for t in ${llvm:+clang$llvm ld.lld$llvm llvm-objcopy$llvm llvm-nm$llvm}; do
 done
 # x86_64's key is what it always was, so that a cached kernel stays valid;
 # an LLVM build's also covers the compiler's version.
-key=$( (sha256sum $frag $patch | cut -d' ' -f1; stat -c %s "$src_tar"
+key=$( (sha256sum $frag $patch $dts | cut -d' ' -f1; stat -c %s "$src_tar"
 	[ -z "$llvm" ] || "clang$llvm" --version | head -n1) | sha256sum | cut -c1-16)
 out="$VMMTRACE_CACHE/$name-$key"
 img=$(basename "$image")
@@ -91,6 +106,7 @@ say "unpacking linux-source-$src_ver for $arch"
 tar xJf "$src_tar" -C "$work"
 cd "$work/linux-source-$src_ver"
 [ -z "$patch" ] || patch -p1 < "$patch"
+[ -z "$dts" ] || cp "$dts" "arch/$karch/boot/dts/"
 kmake() { make -s ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} ${llvm:+LLVM=$llvm} "$@"; }
 kmake tinyconfig
 # shellcheck disable=SC2086

@@ -4,7 +4,8 @@
 # where scripts/setup.sh may never have run: the Debian packages (installed
 # when we are root or have password-less sudo, otherwise named in a warning)
 # and the cached test guests (Debian's stock amd64 and arm64 kernels, the lean kernels of
-# x86_64 (also with the W+X check), arm64, riscv64 and loongarch64, the initramfs). Quick
+# x86_64 (also with the W+X check), arm64, riscv64 and loongarch64 (also with a built-in
+# device tree), the 6.12 ones, the initramfs). Quick
 # when everything is there already.
 #
 # scripts/setup.sh sources this file for the package list and the steps.
@@ -147,10 +148,12 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" riscv64
 	"$prep_here/build-lean-kernel.sh" riscv64-nostrict
 	"$prep_here/build-lean-kernel.sh" loongarch64
+	"$prep_here/build-lean-kernel.sh" loongarch64-dtb
 	# Linux 6.12 as it builds what users run (issue 36): call ops, BTI, IBT, kCFI, call padding.
 	"$prep_here/build-lean-kernel.sh" arm64-6.12
 	"$prep_here/build-lean-kernel.sh" x86_64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12
+	"$prep_here/build-lean-kernel.sh" riscv64-6.12-nostrict
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 	"$prep_here/build-initramfs.sh" loongarch64

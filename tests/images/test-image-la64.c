@@ -6,7 +6,10 @@
  * slots are every function's two NOPs, rest_init's named so (not head.S's
  * kernel_entry_end at the same address); the task and context layout
  * comes from the vmlinux.btf beside it as thread_info offsets (tp) and
- * task_struct offsets; a wrong arch is refused in one line.
+ * task_struct offsets; a wrong arch is refused in one line; elf_symbol
+ * reads its .symtab as System.map says: __dtb_start..__dtb_end, the
+ * built-in device tree, is empty but in the kernel built with one
+ * (lean-loongarch64-dtb).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 
 #include "tests/unit/check.h"
 #include "vmm/guest/guest.h"
+#include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/kallsyms.h"
 #include "vmm/image/mcount.h"
@@ -57,6 +61,28 @@ static void check_slots(const struct kernel_image *img, const struct symtab *ks)
 	      !strcmp(symtab_name(ks, symtab_find_addr(ks, symtab_find_name(ks, "rest_init")->addr, NULL)), "rest_init"),
 	      "rest_init's slot is rest_init's, not kernel_entry_end's (the end marker at its address)");
 	mcount_destroy(&mt);
+}
+
+/* elf_symbol against System.map; the built-in tree's range holds one exactly when tree is set. */
+static void check_elf_symbol(const struct kernel_image *img, const struct symtab *map, int tree)
+{
+	uint64_t a = 0, b = 0;
+
+	static const char *const names[] = { "start_kernel", "rest_init", "_end", "__dtb_start", "__dtb_end" };
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct symbol *s = symtab_find_name(map, names[i]);
+		int rc = elf_symbol(&img->elf, names[i], &v);
+
+		CHECK(s ? rc == 0 && v == s->addr : rc == -ENOENT, "%s: elf_symbol %s %#llx, System.map %s %#llx",
+		      dir, names[i], rc ? 0ULL : (unsigned long long)v, s ? "has" : "has not",
+		      s ? (unsigned long long)s->addr : 0ULL);
+	}
+	CHECK(!elf_symbol(&img->elf, "__dtb_start", &a) && !elf_symbol(&img->elf, "__dtb_end", &b) &&
+	      (tree ? b - a >= 40 : a == b), "%s: the built-in tree's range is %llu bytes", dir, (unsigned long long)(b - a));
+	CHECK(elf_symbol(&img->elf, "no_such_symbol_anywhere", &v) == -ENOENT && elf_symbol(&img->elf, "start_kerne", &v) == -ENOENT,
+	      "%s: elf_symbol: an absent name, and a prefix of one, are -ENOENT", dir);
 }
 
 int main(void)
@@ -111,7 +137,21 @@ int main(void)
 	      "task_struct: pid %#llx, comm %#llx, stack %#llx, migration_disabled %#llx; nothing missing (%s)",
 	      (unsigned long long)tl.pid_off, (unsigned long long)tl.comm_off, (unsigned long long)tl.stack_off,
 	      (unsigned long long)tl.migr_off, tl.missing);
+	check_elf_symbol(&img, &map, 0);
 	symtab_destroy(&ks);
+	symtab_destroy(&map);
+	image_close(&img);
+
+	/* The same kernel with a device tree built in. */
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "-dtb");
+	rc = image_open(file("vmlinux"), &img, &err);
+	CHECK(rc == 0, "the loongarch64 vmlinux with a built-in tree opens (%s)", rc ? err.msg : "ok");
+	if (rc)
+		return check_exit();
+	symtab_init(&map);
+	rc = sysmap_read_file(file("System.map"), &map, &err);
+	CHECK(rc == 0 && symtab_finish(&map) == 0, "its System.map (%s)", rc ? err.msg : "ok");
+	check_elf_symbol(&img, &map, 1);
 	symtab_destroy(&map);
 	image_close(&img);
 	return check_exit();

@@ -25,12 +25,18 @@
 #    holding shadow stacks at once;
 #  - live attach: ATTACH_CYCLES (20) attach/detach cycles on 2 busy vCPUs
 #    (cinit's markloop), every window exact, the slots' bytes as before;
+#  - a kernel with a device tree built in (lean-loongarch64-dtb), which
+#    the kernel prefers to the host's: the five against QEMU's breakpoints
+#    and `--trace '*'` (test-qemu-trace loongarch64-dtb), exact counts
+#    through wrapping rings on 2 vCPUs, all RAM and the initramfs found
+#    through the EFI tables; RAM in its tree the guest has not: status 2;
 #  - the guest's ends: a power-off is status 0, a panic 3;
 #  - bad input: the kernel under --host kvm, a wrong --arch, a command
 #    line longer than the kernel takes: one line, status 2.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 LA=$VMMTRACE_CACHE/lean-loongarch64/vmlinux
+LA_DTB=$VMMTRACE_CACHE/lean-loongarch64-dtb/vmlinux
 INITRAMFS_LA=$VMMTRACE_CACHE/initramfs-loongarch64.cpio
 require_file "$LA"
 require_file "$INITRAMFS_LA"
@@ -140,6 +146,43 @@ timeout -k 5 120 "$VMMTRACE" boot "$LA" --host qemu --trace start_kernel </dev/n
 rc=$?
 check "a panic (no init): status 3 (got $rc), traced" \
 	eval "[ $rc = 3 ] && grep -q 'guest kernel panic: No working init found' '$TMPD/panic.out'"
+
+# The same kernel with a device tree built in (CONFIG_BUILTIN_DTB), which it
+# prefers to the one vmmtrace hands over: the stub's rings reserved, the
+# initramfs and the RAM above 256 MiB found, through the EFI tables alone.
+if [ -f "$LA_DTB" ]; then
+	"$QTRACE" loongarch64-dtb || T_FAILS=$((T_FAILS + 1))
+	timeout -k 5 300 "$VMMTRACE" boot "$LA_DTB" --host qemu --cpus 2 --buffer-size 4K --initrd "$INITRAMFS_LA" \
+		--cmdline "-- $LOOPS 2" --trace sys_getpriority --trace start_kernel --trace setup_arch -v \
+		-o "$TMPD/dtb.txt" </dev/null >"$TMPD/dtb.out" 2>"$TMPD/dtb.err"
+	rc=$?
+	tr -d '\r' <"$TMPD/dtb.out" >"$TMPD/dtb.con"
+	echo "INFO: built-in tree: status $rc; $(tail -n 1 "$TMPD/dtb.err")"
+	check "built-in tree: the host knows the kernel reads its own tree, and the EFI memory map and initrd tables" \
+		eval "grep -q 'unread: the kernel has its own' '$TMPD/dtb.err' && grep -q 'MEMMAP=0x10200 INITRD=0x10100' '$TMPD/dtb.con'"
+	check "built-in tree: the initramfs ran on 2 CPUs and the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^CINIT: done' '$TMPD/dtb.con' && grep -q 'Brought up 1 node, 2 CPUs' '$TMPD/dtb.con'"
+	check "built-in tree: all of the guest's 512 MiB, the 256 above the board's hole from the EFI memory map alone" \
+		grep -q 'Memory: [0-9]*K/524288K available' "$TMPD/dtb.con"
+	got=$(grep -c ': sys_getpriority[( ]' "$TMPD/dtb.txt")
+	check "built-in tree: exactly $((2 * LOOPS)) getpriority events through wrapping rings (got $got), none dropped or rejected" \
+		eval "[ '$got' = $((2 * LOOPS)) ] && grep -qE '^vmmtrace: trace: [0-9]+ events .* [1-9][0-9]* doorbells; 0 dropped \(0 by the stub, 0 lost\)' '$TMPD/dtb.err' && ! grep -q 'rejected' '$TMPD/dtb.err'"
+	while read -r cpu pid; do
+		n=$(grep -c -- "-$pid \+\[00$cpu\] .*: sys_getpriority[( ]" "$TMPD/dtb.txt")
+		check "built-in tree: worker pid $pid: $LOOPS events on CPU $cpu (got $n)" [ "$n" = "$LOOPS" ]
+	done < <(sed -n "s/^CINIT-WORKER cpu=\([0-9]*\) calls=$LOOPS ns=[0-9]* pid=\([0-9]*\)$/\1 \2/p" "$TMPD/dtb.con")
+	check "built-in tree: start_kernel then setup_arch, once each" \
+		eval "[ \"\$(grep -oE ': (start_kernel|setup_arch) ' '$TMPD/dtb.txt' | tr -d ': ' | paste -sd,)\" = start_kernel,setup_arch ]"
+	check "built-in tree: no oops, no WARNING" sh -c "! grep -qE 'Oops|WARNING:|BUG:|Call Trace' '$TMPD/dtb.con'"
+	# A tree whose RAM this guest has not: one line, status 2.
+	"$VMMTRACE" boot --host qemu --mem 128M "$LA_DTB" --trace start_kernel >"$TMPD/bad-dtb" 2>&1
+	rc=$?
+	check "built-in tree with RAM outside --mem 128M: status 2, one line (got $rc: $(head -c 160 "$TMPD/bad-dtb"))" \
+		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad-dtb') = 1 ] && grep -q 'own device tree.*not in this guest' '$TMPD/bad-dtb'"
+	echo "INFO: built-in tree: $(($(date +%s) - t0)) s"
+else
+	fail "$LA_DTB missing: scripts/build-lean-kernel.sh loongarch64-dtb (scripts/prepare-tests.sh builds it)"
+fi
 
 # Bad input: one line, status 2.
 "$VMMTRACE" boot --host kvm "$LA" >"$TMPD/bad1" 2>&1

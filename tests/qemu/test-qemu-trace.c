@@ -32,7 +32,8 @@
  * script writes from the booted guest's own /proc/kallsyms. They get the
  * five and `--trace '*'` to kernel_init on 1 vCPU, not the 2-vCPU boot.
  * The lean 6.12 kernels (lean-x86_64-6.12, lean-arm64-6.12,
- * lean-riscv64-6.12) get every check when named (tests/qemu/lean612.sh).
+ * lean-riscv64-6.12, lean-riscv64-6.12-nostrict) get every check when
+ * named (tests/qemu/lean612.sh).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -71,6 +72,9 @@ static const struct tarch tarches[] = {
 	{ "x86_64", "lean", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 0, 0 },
 	{ "loongarch64", "lean-loongarch64", "vmlinux", IMAGE_ARCH_LOONGARCH64, "initramfs-loongarch64.cpio",
 	  "-- 100 2", 1, 0 },
+	/* The same with a device tree built in, which the kernel prefers (loongarch64-qemu.sh runs it). */
+	{ "loongarch64-dtb", "lean-loongarch64-dtb", "vmlinux", IMAGE_ARCH_LOONGARCH64, "initramfs-loongarch64.cpio",
+	  "-- 100 2", 1, 0 },
 	/* Debian 12's security suite's 6.12 (scripts/fetch-debian-kernel.sh): IBT, call padding; call ops, 52-bit VAs. */
 	{ "x86_64-6.12", ".", "stock612-bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 1 },
 	{ "arm64-6.12", ".", "stock612-arm64-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
@@ -79,6 +83,7 @@ static const struct tarch tarches[] = {
 	{ "lean-x86_64-6.12", "lean-x86_64-6.12", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 0 },
 	{ "lean-arm64-6.12", "lean-arm64-6.12", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
 	{ "lean-riscv64-6.12", "lean-riscv64-6.12", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 1, 0 },
+	{ "lean-riscv64-6.12-nostrict", "lean-riscv64-6.12-nostrict", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 1, 0 },
 };
 
 /* Guest memory for the reference and the traced boots (vmmtrace boot's default). */

@@ -3,8 +3,10 @@
  * The QEMU host's loongarch64 boot data without QEMU (vmm/qemu/la64-boot.h):
  * where the stub data's region and the initrd go above the image, what is
  * refused in one line, the device tree Linux reads (memory in QEMU's two
- * pieces, the region reserved no-map, /chosen, the CPUs), and the guest
- * RAM view across the board's hole (qvm_gpa_ptr).
+ * pieces, /chosen, the CPUs), the EFI memory
+ * map every kernel reads, its own built-in tree or not (the same RAM, the
+ * stub data's region EFI_RESERVED_TYPE), and the guest RAM view across the board's hole
+ * (qvm_gpa_ptr).
  */
 #include <errno.h>
 #include <libfdt.h>
@@ -109,10 +111,8 @@ static void test_fdt(void)
 	p = fdt_getprop(buf, fdt_path_offset(buf, "/memory@90000000"), "reg", &plen);
 	CHECK(p && plen == 16 && be64_at(p) == 0x90000000ULL && be64_at((const uint8_t *)p + 8) == 768ULL << 20,
 	      "fdt: /memory@90000000 holds the other 768 MiB");
-	node = fdt_path_offset(buf, "/reserved-memory/vmmtrace-rings@800000");
-	p = fdt_getprop(buf, node, "reg", &plen);
-	CHECK(node >= 0 && p && plen == 16 && be64_at(p) == 0x800000 && be64_at((const uint8_t *)p + 8) == 0x600000 &&
-	      fdt_getprop(buf, node, "no-map", NULL), "fdt: the stub data's region is reserved, no-map");
+	CHECK(fdt_path_offset(buf, "/reserved-memory") < 0,
+	      "fdt: no /reserved-memory: the EFI memory map reserves the region (a second reservation would fail)");
 	fdt_for_each_subnode(node, buf, fdt_path_offset(buf, "/cpus"))
 		cpus++;
 	CHECK(cpus == 3, "fdt: one cpu node per CPU (%d)", cpus);
@@ -125,6 +125,41 @@ static void test_fdt(void)
 	      (p = fdt_getprop(buf, fdt_path_offset(buf, "/memory@90000000"), "reg", &plen)) &&
 	      be64_at((const uint8_t *)p + 8) == 256ULL << 20, "fdt, untraced, 512 MiB: no region, 256 MiB high");
 	CHECK(la64_boot_fdt(&b, buf, 256, &err) == -ENOSPC, "fdt: too little room: -ENOSPC (%s)", err.msg);
+}
+
+/* One efi_memory_desc_t: type, phys_addr, num_pages (4 KiB pages). */
+static int md_is(const uint8_t *map, int i, uint32_t type, uint64_t pa, uint64_t size)
+{
+	const uint8_t *d = map + i * 40;
+	uint32_t t;
+	uint64_t a, pages;
+
+	memcpy(&t, d, 4);
+	memcpy(&a, d + 8, 8);
+	memcpy(&pages, d + 24, 8);
+	return t == type && a == pa && pages == size >> 12;
+}
+
+static void test_memmap(void)
+{
+	struct la64_boot b = { .mem = 1ULL << 30, .ncpus = 1, .region_size = 0x600000, .region_pa = 0x800000 };
+	uint8_t map[LA64_MEMMAP_MAX * 40];
+	int n;
+
+	memset(map, 0xa5, sizeof(map));
+	n = la64_boot_memmap(&b, map);
+	CHECK(n == 4 && md_is(map, 0, 7, 0, 0x800000) && md_is(map, 1, 0, 0x800000, 0x600000) &&
+	      md_is(map, 2, 7, 0xe00000, (256ULL << 20) - 0xe00000) && md_is(map, 3, 7, 0x90000000ULL, 768ULL << 20),
+	      "memmap: RAM below the region, the region reserved (EFI_RESERVED_TYPE), the rest of low RAM, high RAM");
+	CHECK(!map[4] && !map[16] && !map[32], "memmap: no padding, virt_addr or attribute bits");
+	b.region_size = 0;
+	b.mem = 256ULL << 20;
+	n = la64_boot_memmap(&b, map);
+	CHECK(n == 1 && md_is(map, 0, 7, 0, 256ULL << 20), "memmap, untraced, 256 MiB: one conventional range");
+	b.mem = 128ULL << 20;
+	b.region_size = (128ULL << 20) - 0x800000;
+	n = la64_boot_memmap(&b, map);
+	CHECK(n == 2 && md_is(map, 1, 0, 0x800000, b.region_size), "memmap: a region up to RAM's end leaves no empty range");
 }
 
 static void test_gpa(void)
@@ -151,6 +186,7 @@ int main(void)
 {
 	test_plan();
 	test_fdt();
+	test_memmap();
 	test_gpa();
 	return check_exit();
 }

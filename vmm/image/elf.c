@@ -107,6 +107,33 @@ const uint8_t *elf_section_data(const struct elf_image *elf, const Elf64_Shdr *s
 	return elf->data + sh->sh_offset;
 }
 
+int elf_symbol(const struct elf_image *elf, const char *name, uint64_t *value)
+{
+	const Elf64_Shdr *sh = elf_section(elf, ".symtab"), *strsh;
+	const uint8_t *syms, *strs;
+	size_t n = strlen(name);
+
+	if (!sh || sh->sh_type != SHT_SYMTAB || sh->sh_entsize != sizeof(Elf64_Sym) ||
+	    sh->sh_link >= elf->ehdr->e_shnum)
+		return -ENOENT;
+	strsh = &elf->shdr[sh->sh_link];
+	syms = elf_section_data(elf, sh);
+	strs = elf_section_data(elf, strsh);
+	if (!syms || !strs || strsh->sh_type != SHT_STRTAB)
+		return -ENOENT;
+	for (size_t i = 1; i < sh->sh_size / sizeof(Elf64_Sym); i++) {
+		Elf64_Sym s;
+
+		memcpy(&s, syms + i * sizeof(s), sizeof(s));
+		if (s.st_name < strsh->sh_size && strsh->sh_size - s.st_name > n &&
+		    !memcmp(strs + s.st_name, name, n + 1)) {
+			*value = s.st_value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const uint8_t *elf_vaddr_ptr(const struct elf_image *elf, uint64_t vaddr, size_t len)
 {
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++) {

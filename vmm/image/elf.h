@@ -41,6 +41,12 @@ const uint8_t *elf_section_data(const struct elf_image *elf, const Elf64_Shdr *s
  */
 const uint8_t *elf_vaddr_ptr(const struct elf_image *elf, uint64_t vaddr, size_t len);
 
+/*
+ * The value of the .symtab symbol `name` (the first of that name) into
+ * *value: 0, or -ENOENT (no such symbol, no or a malformed .symtab).
+ */
+int elf_symbol(const struct elf_image *elf, const char *name, uint64_t *value);
+
 /* Physical address of a virtual one through the PT_LOAD segments, or -ENOENT. */
 int elf_vaddr_to_paddr(const struct elf_image *elf, uint64_t vaddr, uint64_t *paddr);
 

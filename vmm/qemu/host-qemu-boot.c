@@ -393,6 +393,10 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 					 .region_size = b->traced ? b->stub_bytes : 0 };
 		if ((rc = la64_boot_plan(&lb, &b->img->elf, err)))
 			return rc;
+		if (lb.builtin_dtb && lb.builtin_cpus != b->ncpus)
+			log_warn("the kernel's own device tree (CONFIG_BUILTIN_DTB) names %u CPU(s), not %u (--cpus): %s",
+				 lb.builtin_cpus, b->ncpus, lb.builtin_cpus > b->ncpus ?
+				 "the kernel waits for CPUs this guest has not" : "the other vCPUs stay parked");
 		hq->area_pa = lb.region_pa;
 		hq->area_size = lb.region_size;
 		cfg.cmdline = NULL;
@@ -432,9 +436,11 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 			 b->ncpus, (unsigned long long)(b->mem >> 20), hq->cmdline);
 	if (la64 && b->verbose)
 		log_info("host qemu: loongarch64 boot data written: EFI system table %#llx, command line %#llx, device "
-			 "tree %#llx%s (QEMU -m %lluM, the guest told %lluM), kernel to %#llx, stub data region %#llx+%#llx, "
+			 "tree %#llx%s%s (QEMU -m %lluM, the guest told %lluM), kernel to %#llx, stub data region %#llx+%#llx, "
 			 "initrd %#llx+%#zx", (unsigned long long)LA64_SYSTAB_PA, (unsigned long long)LA64_CMDLINE_PA,
-			 (unsigned long long)LA64_FDT_PA, b->ncpus > 1 ? ", CPUs 1.. parked at 0x30000" : "",
+			 (unsigned long long)LA64_FDT_PA,
+			 lb.builtin_dtb ? " (unread: the kernel has its own; memory map and initrd in EFI tables)" : "",
+			 b->ncpus > 1 ? ", CPUs 1.. parked at 0x30000" : "",
 			 (unsigned long long)(cfg.mem_size >> 20), (unsigned long long)(b->mem >> 20),
 			 (unsigned long long)lb.kernel_end, (unsigned long long)lb.region_pa,
 			 (unsigned long long)lb.region_size, (unsigned long long)lb.initrd_pa, lb.initrd_size);
