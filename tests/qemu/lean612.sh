@@ -11,9 +11,10 @@
 #    hand-over, --trace '*' to the reboot with nothing dropped, the
 #    first-hit order against QEMU's breakpoints, 20 attach/detach cycles
 #    with every window exact;
-#  - riscv64 6.12 (WITH_ARGS, the auipc/jalr detour): the same, but
-#    attach (riscv64's cinit has no marker loop: attach-qemu.sh's riscv64
-#    part runs on the 6.1 kernel);
+#  - riscv64 6.12 (WITH_ARGS, the auipc/jalr detour), with and without
+#    STRICT_KERNEL_RWX (the stub below __init_begin, or past the image's
+#    end): the same, but attach (riscv64's cinit has no marker loop:
+#    attach-qemu.sh's riscv64 part runs on the 6.1 kernel);
 #  - x86_64 built with clang: IBT, kCFI's __cfi_ preambles, FineIBT's call
 #    padding: x86-qemu.sh whole (exact counts, the hand-over, '*', 20
 #    attach cycles) and the first-hit order.
@@ -81,9 +82,14 @@ for k in ${*:-arm64 riscv64 x86_64}; do
 		require_file "$INITRAMFS_RV"
 		slots_named riscv64-6.12 "$img"
 		qtrace_order lean-riscv64-6.12
+		# Without STRICT_KERNEL_RWX: no padding below __init_begin, the stub past the image's end.
+		nostrict=$VMMTRACE_CACHE/lean-riscv64-6.12-nostrict/Image
+		require_file "$nostrict"
+		qtrace_order lean-riscv64-6.12-nostrict
 		[ "${LEAN612_FULL:-0}" = 1 ] || continue
 		# 6.12's riscv64 system calls have wrappers (__riscv_sys_getpriority), as arm64's.
 		RV_SYS=__riscv_sys_ riscv_checks riscv64-6.12 "$img"
+		RV_SYS=__riscv_sys_ riscv_checks riscv64-6.12-nostrict "$nostrict"
 		;;
 	x86_64)
 		img=$VMMTRACE_CACHE/lean-x86_64-6.12/bzImage
