@@ -306,7 +306,7 @@ arm64_checks() {
 		[ "$cpus" = 1 ] && size=(--buffer-size 4K)
 		timeout -k 5 300 "$VMMTRACE" boot "$img" --host qemu --cpus "$cpus" "${size[@]}" --initrd "$INITRAMFS_ARM64" \
 			--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__arm64_sys_getpid" \
-			--trace __arm64_sys_getpriority -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
+			--trace __arm64_sys_getpriority -v -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
 		rc=$?
 		echo "INFO: $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
 		check "$tag, $cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
@@ -323,8 +323,15 @@ arm64_checks() {
 		done
 		check "$tag, $cpus vCPU(s): the summary counts them, none dropped ($(tail -n 1 "$TMPD/$name.err"))" \
 			eval "grep -qE '^vmmtrace: trace: $want events .* 0 dropped' '$TMPD/$name.err'"
-		[ "$cpus" = 1 ] && check "$tag, 1 vCPU, 32-record rings: drained at dozens of doorbells" \
-			eval "grep -qE '; [1-9][0-9]+ doorbells;' '$TMPD/$name.err'"
+		# The one-page stub with no padding below it has no doorbell breakpoint: a full
+		# ring waits in the stub for the host's consumer (docs/STUB-PLACEMENT.md).
+		if [ "$cpus" = 1 ] && grep -q 'a full ring waits in the stub' "$TMPD/$name.err"; then
+			check "$tag, 1 vCPU, 32-record rings: no doorbell (no breakpoint on the stub's page), the stub waited for the host instead" \
+				eval "grep -qE '; 0 doorbells;' '$TMPD/$name.err'"
+		elif [ "$cpus" = 1 ]; then
+			check "$tag, 1 vCPU, 32-record rings: drained at dozens of doorbells" \
+				eval "grep -qE '; [1-9][0-9]+ doorbells;' '$TMPD/$name.err'"
+		fi
 		check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
 			eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
 	done

@@ -69,12 +69,20 @@
 vt_stub_image:
 cfg:
 	.fill	VT_CFG_RETURN, 1, 0
-	/* Until the host fills the block: where vt_stub_return and vt_stub_doorbell lie in this image. */
+	/*
+	 * Until the host fills the block: where vt_stub_return and the
+	 * doorbell lie in this image (the one-page image's: its wait, which
+	 * needs no breakpoint, then its doorbell).
+	 */
 	.quad	vt_stub_return - vt_stub_image
 .if VT_CFG_DOORBELL_PC != VT_CFG_RETURN + 8
 	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
 .endif
+#ifdef VT_STUB_ONE_PAGE
+	.quad	vt_stub_wait - vt_stub_image
+#else
 	.quad	vt_stub_doorbell - vt_stub_image
+#endif
 .if VT_CFG_CPU_MRS != VT_CFG_DOORBELL_PC + 8
 	.error "VT_CFG_CPU_MRS no longer follows VT_CFG_DOORBELL_PC"
 .endif
@@ -676,18 +684,38 @@ vt_stub_return:
 	 * page that holds a breakpoint as a translation block of its own (its
 	 * check_for_breakpoints), which made every traced call several times
 	 * slower while the breakpoint shared the stub's page. VT_STUB_ONE_PAGE
-	 * builds the image that fits one page for a kernel with no padding,
-	 * whose stub lives in the guard page after _end
-	 * (docs/STUB-PLACEMENT.md): there the doorbell shares the stub's page,
-	 * at that cost.
+	 * builds the image that fits one page, for a kernel with one page of
+	 * padding or none (the guard page after _end; docs/STUB-PLACEMENT.md).
+	 * Its doorbell goes below its page where the padding allows (the host
+	 * writes one there); otherwise the host sets no breakpoint at all and
+	 * a full ring waits here for the host's consumer, which drains every
+	 * ring every few milliseconds, to make room: at most 2^26 rounds (a
+	 * second or so under QEMU), then on through vt_stub_doorbell (no
+	 * breakpoint: a plain branch back), where a ring still full drops
+	 * the event and counts it. x11: the ring's header; x12, x13 and x16
+	 * are scratch here as on the way back.
 	 */
 #ifdef VT_STUB_ONE_PAGE
 	.balign	16
+	.globl	vt_stub_wait
+vt_stub_wait:
+	BTI_J
+	movz	x13, #(1 << 26) >> 16, lsl #16
+1:	ldr	x12, [x11]
+	ldr	x16, [x11, #VT_HDR_TAIL]
+	sub	x12, x12, x16
+	ldr	x16, cfg + VT_CFG_LIMIT
+	cmp	x12, x16
+	b.lo	.Ldoorbell
+	yield
+	subs	x13, x13, #1
+	b.ne	1b
 #else
 	.balign	4096
 #endif
 	.globl	vt_stub_doorbell
 vt_stub_doorbell:
+.Ldoorbell:
 	BTI_J					/* the host's breakpoint: x11 is the ring's header */
 	br	x15				/* where the full ring's way goes on */
 

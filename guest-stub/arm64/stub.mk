@@ -3,7 +3,7 @@
 # (scripts/packages-arch.txt) into a flat image: its config block at offset
 # 0, the entry after it; embedded in vmmtrace as vt_stub_blob_arm64, which
 # the QEMU host installs in an arm64 guest. The same source built with
-# VT_STUB_ONE_PAGE (the doorbell on the stub's own page) is
+# VT_STUB_ONE_PAGE (a full ring waits on the stub's own page) is
 # vt_stub_blob_arm64_1p, for a kernel whose stub has only _end's guard page.
 A64_CC      ?= aarch64-linux-gnu-gcc
 A64_OBJCOPY ?= aarch64-linux-gnu-objcopy

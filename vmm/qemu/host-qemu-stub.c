@@ -171,8 +171,10 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 }
 
 /*
- * The stub is in place (rc 0), linked: its doorbell gets a breakpoint, as
- * does the guest's end (machine_restart, _power_off, _halt).
+ * The stub is in place (rc 0), linked: its doorbell gets a breakpoint
+ * (but a one-page stub's that waits in its own page instead: a breakpoint
+ * there would slow every call), as does the guest's end (machine_restart,
+ * _power_off, _halt).
  */
 static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struct stub_region *r, int rc,
 			  struct errbuf *err)
@@ -181,7 +183,7 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 
 	if (rc)
 		return rc;
-	hq->doorbell = c->doorbell_pc;
+	hq->doorbell = hq->doorbell_waits ? 0 : c->doorbell_pc;
 	hq->stub_cfg = r->code;
 	hq->end_bp[0] = hq_sym(syms, "machine_restart");
 	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
@@ -306,8 +308,9 @@ static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const s
  * every instruction of a page that holds a breakpoint as a translation
  * block of its own, so a doorbell sharing the stub's page makes every
  * traced call several times slower. The stub reaches it through its
- * configuration block (VT_CFG_DOORBELL_PC). Without such padding it stays
- * where it is, at that cost.
+ * configuration block (VT_CFG_DOORBELL_PC). Without such padding the
+ * stub's own vt_stub_wait stays there: a full ring waits for the host's
+ * consumer, with no breakpoint (hq->doorbell_waits).
  */
 #define A64_BTI_J	0xd503249fu	/* the stub branches here with br: a landing pad on BTI kernels */
 #define A64_BR_X15	0xd61f01e0u
@@ -320,7 +323,8 @@ static int hq_doorbell_off_page(struct host_qemu *hq, const struct elf_image *el
 	int rc;
 
 	if (!hq_is_padding(elf, syms, code - HQ_DOORBELL_ROOM, HQ_DOORBELL_ROOM)) {
-		log_info("qemu: no padding below the stub's page: its doorbell shares its page (slower under QEMU)");
+		log_info("qemu: no padding below the stub's page: a full ring waits in the stub for the host to drain it");
+		hq->doorbell_waits = 1;
 		return 0;
 	}
 	for (unsigned i = 0; i < 4; i++) {
@@ -406,8 +410,9 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			if (elf_vaddr_to_paddr(elf, data, &data_pa))
 				return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
 			log_info("qemu: no %u bytes of padding below %s: the stub goes in the guard page at %s, mapped "
-				 "by page tables vmmtrace adds to swapper_pg_dir; its doorbell shares its page (slower "
-				 "under QEMU)", STUB_CODE_ROOM, hq_guest(hq)->code_end, hq_guest(hq)->code_guard);
+				 "by page tables vmmtrace adds to swapper_pg_dir; a full ring waits in the stub for the "
+				 "host to drain it", STUB_CODE_ROOM, hq_guest(hq)->code_end, hq_guest(hq)->code_guard);
+			hq->doorbell_waits = 1;
 		}
 	} else if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code) {
 		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");

@@ -70,6 +70,8 @@ struct host_qemu {
 	uint64_t set[HOST_MAX_CPUS * 4 + 4];
 	unsigned nset;
 	uint64_t doorbell;		/* the stub's vt_stub_doorbell (VA), 0: none */
+	/* The one-page arm64 stub with no padding below it: a full ring waits in the stub, no breakpoint. */
+	int doorbell_waits;
 	/*
 	 * machine_restart, _power_off, _halt: the guest's end, caught before
 	 * QEMU exits, so that a vCPU still inside the stub (riscv64 does not
