@@ -101,6 +101,15 @@ int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
 	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);
 }
 
+int arch_vcpu_nmi_busy(struct vcpu *vcpu)
+{
+	struct kvm_vcpu_events ev;
+
+	if (kvm_ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev, NULL) < 0)
+		return 0;
+	return ev.nmi.pending || ev.nmi.injected;
+}
+
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz)
 {
 	int rc = kvm_ioctl_val(vcpu->fd, KVM_GET_TSC_KHZ, 0, "KVM_GET_TSC_KHZ", NULL);

@@ -67,6 +67,12 @@ void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 
 /* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
+/*
+ * Non-zero while KVM still holds an NMI the guest has not taken (queued,
+ * or being injected): another one now could be merged with it. From the
+ * vCPU's own thread, outside KVM_RUN; 0 when KVM cannot say.
+ */
+int arch_vcpu_nmi_busy(struct vcpu *vcpu);
 
 /* Tracing support. */
 struct slot_ops;

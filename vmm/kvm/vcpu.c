@@ -217,8 +217,13 @@ static void *vcpu_thread(void *arg)
 		vm_pause_point(vm, vcpu);
 		if (atomic_load(&vm->stopping))
 			break;
-		/* A plain load first: no locked exchange on every exit. */
-		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) &&
+		/*
+		 * A plain load first: no locked exchange on every exit. While
+		 * KVM still holds the previous NMI (the guest not yet in its
+		 * handler), this one waits: KVM would merge the two, as
+		 * hardware may, and the guest would see one NMI for two asked.
+		 */
+		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) && !arch_vcpu_nmi_busy(vcpu) &&
 		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);

@@ -177,14 +177,22 @@ unsigned vm_inject_nmi(struct vm *vm)
 	/*
 	 * Return once every vCPU has handed its NMI to KVM (or 1 s passed):
 	 * NMIs asked for one after the other are then not merged here, while a
-	 * vCPU thread waits for the host to schedule it.
+	 * vCPU thread waits for the host to schedule it, nor in KVM, since a
+	 * vCPU hands over an NMI only once KVM has delivered the one before
+	 * (vcpu_thread): a vCPU still holding its NMI back is kicked again.
 	 */
 	for (int ms = 0; ms < 1000 && !atomic_load(&vm->stopping); ms++) {
 		unsigned pending = 0;
 
-		for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++)
-			pending += atomic_load(&vm->vcpus[i].nmi_pending) &&
-				   atomic_load(&vm->vcpus[i].state) != VCPU_STOPPED;
+		for (unsigned i = 0; vm->vcpus && i < vm->ncpus; i++) {
+			struct vcpu *vcpu = &vm->vcpus[i];
+
+			if (atomic_load(&vcpu->nmi_pending) && atomic_load(&vcpu->state) != VCPU_STOPPED) {
+				pending++;
+				if (ms)
+					vcpu_kick(vcpu);
+			}
+		}
 		if (!pending)
 			break;
 		usleep(1000);

@@ -185,7 +185,7 @@ int la64_boot_plan(struct la64_boot *b, const struct elf_image *elf, struct errb
 	b->kernel_end = end;
 	if ((rc = la64_builtin_dtb(b, elf, low, err)))
 		return rc;
-	/* Above the image: nothing the kernel allocates before it reads the device tree's reservations is there. */
+	/* Above the image: nothing the kernel allocates before memblock_init() reads the EFI memory map is there. */
 	next = align_up(end, LA64_ALIGN);
 	b->region_pa = 0;
 	if (b->region_size) {
