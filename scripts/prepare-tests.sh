@@ -151,6 +151,8 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" loongarch64-dtb
 	# Linux 6.12 as it builds what users run (issue 36): call ops, BTI, IBT, kCFI, call padding.
 	"$prep_here/build-lean-kernel.sh" arm64-6.12
+	# 6.12 without padding below _etext: refused in one line (the guard page needs 6.1's early mapping).
+	prep_arm64_nopad lean-arm64-6.12 lean-arm64-6.12-nopad
 	"$prep_here/build-lean-kernel.sh" x86_64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12-nostrict
@@ -164,8 +166,9 @@ prep_guests() {
 # those 8 KiB made non-zero, which vmmtrace then does not take for padding
 # (never executed: the kernel runs the same), its System.map and BTF. Derived
 # again whenever the lean kernel is newer (docs/STUB-PLACEMENT.md).
+# prep_arm64_nopad [SRC DST]: lean-arm64 to lean-arm64-nopad by default.
 prep_arm64_nopad() {
-	local src=$VMMTRACE_CACHE/lean-arm64 dst=$VMMTRACE_CACHE/lean-arm64-nopad
+	local src=$VMMTRACE_CACHE/${1:-lean-arm64} dst=$VMMTRACE_CACHE/${2:-lean-arm64-nopad}
 	[ -f "$dst/Image" ] && [ "$dst/Image" -nt "$src/Image" ] && return 0
 	mkdir -p "$dst"
 	python3 - "$src" "$dst" <<'PY' || die "cannot derive $dst from $src"
@@ -188,7 +191,7 @@ PY
 		ln -sfn "$(readlink -f "$src/$f")" "$dst/$f"
 	done
 	mv "$dst/Image.new" "$dst/Image"
-	say "lean-arm64-nopad derived from lean-arm64 (no padding below _etext) in $dst"
+	say "$(basename "$dst") derived from $(basename "$src") (no padding below _etext) in $dst"
 }
 
 prep_main() {
