@@ -66,10 +66,8 @@ static void check_slots(const struct kernel_image *img, const struct symtab *ks)
 /* elf_symbol against System.map; the built-in tree's range holds one exactly when tree is set. */
 static void check_elf_symbol(const struct kernel_image *img, const struct symtab *map, int tree)
 {
-	uint64_t a = 0, b = 0;
-
 	static const char *const names[] = { "start_kernel", "rest_init", "_end", "__dtb_start", "__dtb_end" };
-	uint64_t v;
+	uint64_t a = 0, b = 0, v;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct symbol *s = symtab_find_name(map, names[i]);
