@@ -30,6 +30,7 @@
 #    and `--trace '*'` (test-qemu-trace loongarch64-dtb), exact counts
 #    through wrapping rings on 2 vCPUs, all RAM and the initramfs found
 #    through the EFI tables; RAM in its tree the guest has not: status 2;
+#    another number of CPUs than --cpus: a warning;
 #  - the guest's ends: a power-off is status 0, a panic 3;
 #  - bad input: the kernel under --host kvm, a wrong --arch, a command
 #    line longer than the kernel takes: one line, status 2.
@@ -179,6 +180,12 @@ if [ -f "$LA_DTB" ]; then
 	rc=$?
 	check "built-in tree with RAM outside --mem 128M: status 2, one line (got $rc: $(head -c 160 "$TMPD/bad-dtb"))" \
 		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad-dtb') = 1 ] && grep -q 'own device tree.*not in this guest' '$TMPD/bad-dtb'"
+	# A tree naming 2 CPUs booted on 1: a warning, and the boot goes on.
+	timeout -k 5 120 "$VMMTRACE" boot "$LA_DTB" --host qemu --trace start_kernel --stop-at setup_arch \
+		</dev/null >"$TMPD/cpus1.out" 2>&1
+	rc=$?
+	check "built-in tree naming 2 CPUs, --cpus 1: a warning saying so, start_kernel traced, status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q 'own device tree (CONFIG_BUILTIN_DTB) names 2 CPU(s), not 1 (--cpus)' '$TMPD/cpus1.out' && grep -q ': start_kernel ' '$TMPD/cpus1.out'"
 	echo "INFO: built-in tree: $(($(date +%s) - t0)) s"
 else
 	fail "$LA_DTB missing: scripts/build-lean-kernel.sh loongarch64-dtb (scripts/prepare-tests.sh builds it)"
