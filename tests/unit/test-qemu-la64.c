@@ -6,10 +6,13 @@
  * pieces, /chosen, the CPUs), the EFI memory
  * map every kernel reads, its own built-in tree or not (the same RAM, the
  * stub data's region EFI_RESERVED_TYPE), and the guest RAM view across the board's hole
- * (qvm_gpa_ptr).
+ * (qvm_gpa_ptr); and a kernel's own device tree (__dtb_start..__dtb_end in
+ * its ELF): its CPUs counted, RAM the guest has not and a malformed tree
+ * refused in one line.
  */
 #include <errno.h>
 #include <libfdt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +165,102 @@ static void test_memmap(void)
 	CHECK(n == 2 && md_is(map, 1, 0, 0x800000, b.region_size), "memmap: a region up to RAM's end leaves no empty range");
 }
 
+/*
+ * An ELF vmlinux with a .symtab naming __dtb_start and __dtb_end around a
+ * device tree in its one PT_LOAD: the tree's memory at [mem_base,
+ * +mem_size), ncpus CPUs, its root's #address-cells; short cuts the
+ * range that many bytes short of the tree.
+ */
+static struct {
+	uint8_t file[0x2000];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Shdr sh[3];
+	struct elf_image elf;
+} dtb_elf;
+
+/* fdt_* calls in a row: the first failure is kept. */
+#define FDT(call) do { if (rc >= 0) rc = (call); } while (0)
+#define DTB_VA	0x9000000000200000ULL
+#define DTB_OFF	0x1000
+
+static void dtb_elf_make(uint64_t mem_base, uint64_t mem_size, unsigned ncpus, uint32_t acells, size_t short_by)
+{
+	static const char strs[] = "\0__dtb_start\0__dtb_end";
+	uint8_t *fdt = dtb_elf.file + DTB_OFF;
+	Elf64_Sym *sym = (Elf64_Sym *)(dtb_elf.file + 0x100);
+	fdt32_t reg[4] = { cpu_to_fdt32(mem_base >> 32), cpu_to_fdt32(mem_base), cpu_to_fdt32(mem_size >> 32),
+			   cpu_to_fdt32(mem_size) };
+	int rc = 0;
+
+	memset(&dtb_elf, 0, sizeof(dtb_elf));
+	FDT(fdt_create(fdt, 0x1000));
+	FDT(fdt_finish_reservemap(fdt));
+	FDT(fdt_begin_node(fdt, ""));
+	FDT(fdt_property_u32(fdt, "#address-cells", acells));
+	FDT(fdt_property_u32(fdt, "#size-cells", 2));
+	FDT(fdt_begin_node(fdt, "memory@0"));
+	FDT(fdt_property_string(fdt, "device_type", "memory"));
+	FDT(fdt_property(fdt, "reg", reg, sizeof(reg)));
+	FDT(fdt_end_node(fdt));
+	FDT(fdt_begin_node(fdt, "cpus"));
+	for (unsigned c = 0; c < ncpus; c++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "cpu@%u", c);
+		FDT(fdt_begin_node(fdt, name));
+		FDT(fdt_property_string(fdt, "device_type", "cpu"));
+		FDT(fdt_end_node(fdt));
+	}
+	FDT(fdt_end_node(fdt));
+	FDT(fdt_end_node(fdt));
+	FDT(fdt_finish(fdt));
+	CHECK(rc == 0, "dtb: the test's tree is built (%d)", rc);
+	sym[1].st_name = 1;
+	sym[1].st_value = DTB_VA + DTB_OFF;
+	sym[2].st_name = 13;
+	sym[2].st_value = DTB_VA + DTB_OFF + fdt_totalsize(fdt) - short_by;
+	memcpy(dtb_elf.file + 0x200, strs, sizeof(strs));
+	dtb_elf.sh[1] = (Elf64_Shdr){ .sh_type = SHT_SYMTAB, .sh_offset = 0x100, .sh_size = 3 * sizeof(Elf64_Sym),
+				      .sh_link = 2, .sh_entsize = sizeof(Elf64_Sym) };
+	dtb_elf.sh[2] = (Elf64_Shdr){ .sh_type = SHT_STRTAB, .sh_offset = 0x200, .sh_size = sizeof(strs) };
+	dtb_elf.eh.e_phnum = 1;
+	dtb_elf.eh.e_shnum = 3;
+	dtb_elf.ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = DTB_VA, .p_paddr = DTB_VA, .p_filesz = sizeof(dtb_elf.file),
+				   .p_memsz = 0x5770e8 };
+	dtb_elf.elf = (struct elf_image){ .data = dtb_elf.file, .size = sizeof(dtb_elf.file), .ehdr = &dtb_elf.eh,
+					  .phdr = &dtb_elf.ph, .shdr = dtb_elf.sh };
+}
+
+static void test_builtin_dtb(void)
+{
+	struct la64_boot b = { .mem = 512ULL << 20, .ncpus = 2, .region_size = 6ULL << 20 };
+	struct errbuf err = { "" };
+	int rc;
+
+	dtb_elf_make(0, 256ULL << 20, 3, 2, 0);
+	rc = la64_boot_plan(&b, &dtb_elf.elf, &err);
+	CHECK(rc == 0 && b.builtin_dtb && b.builtin_cpus == 3 && b.region_pa == 0x800000,
+	      "dtb: a built-in tree of the first 256 MiB and 3 CPUs: planned, its CPUs counted (%d, %u; %s)", rc,
+	      b.builtin_cpus, err.msg);
+	dtb_elf_make(0x90000000ULL, 256ULL << 20, 1, 2, 0);
+	CHECK(la64_boot_plan(&b, &dtb_elf.elf, &err) == 0 && b.builtin_cpus == 1,
+	      "dtb: RAM above the board's hole, within --mem 512M: planned (%s)", err.msg);
+	dtb_elf_make(0x90000000ULL, 1ULL << 30, 1, 2, 0);
+	CHECK(la64_boot_plan(&b, &dtb_elf.elf, &err) == -E2BIG && strstr(err.msg, "[0x90000000, 0xd0000000)") &&
+	      strstr(err.msg, "512 MiB"), "dtb: RAM beyond --mem 512M: -E2BIG, one line (%s)", err.msg);
+	dtb_elf_make(0, 256ULL << 20, 1, 2, 16);
+	CHECK(la64_boot_plan(&b, &dtb_elf.elf, &err) == -ENOEXEC && strstr(err.msg, "malformed"),
+	      "dtb: a tree longer than __dtb_start..__dtb_end: -ENOEXEC (%s)", err.msg);
+	dtb_elf_make(0, 256ULL << 20, 1, 3, 0);
+	CHECK(la64_boot_plan(&b, &dtb_elf.elf, &err) == -ENOEXEC && strstr(err.msg, "3 address"),
+	      "dtb: 3 address cells: -ENOEXEC (%s)", err.msg);
+	dtb_elf_make(0, 256ULL << 20, 1, 2, 0);
+	dtb_elf.file[DTB_OFF] ^= 0xff;	/* no FDT magic: the kernel takes the host's tree */
+	CHECK(la64_boot_plan(&b, &dtb_elf.elf, &err) == 0 && !b.builtin_dtb,
+	      "dtb: no valid header between the symbols: the kernel takes the host's tree (%s)", err.msg);
+}
+
 static void test_gpa(void)
 {
 	struct qvm q;
@@ -187,6 +286,7 @@ int main(void)
 	test_plan();
 	test_fdt();
 	test_memmap();
+	test_builtin_dtb();
 	test_gpa();
 	return check_exit();
 }

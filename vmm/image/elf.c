@@ -107,30 +107,40 @@ const uint8_t *elf_section_data(const struct elf_image *elf, const Elf64_Shdr *s
 	return elf->data + sh->sh_offset;
 }
 
-int elf_symbol(const struct elf_image *elf, const char *name, uint64_t *value)
+int elf_symtab(const struct elf_image *elf, struct elf_symbols *out)
 {
-	const Elf64_Shdr *sh = elf_section(elf, ".symtab"), *strsh;
+	const Elf64_Shdr *sh = NULL, *strsh;
 	const uint8_t *syms, *strs;
-	size_t n = strlen(name);
 
-	if (!sh || sh->sh_type != SHT_SYMTAB || sh->sh_entsize != sizeof(Elf64_Sym) ||
-	    sh->sh_link >= elf->ehdr->e_shnum)
+	for (unsigned i = 0; elf->shdr && i < elf->ehdr->e_shnum && !sh; i++)
+		if (elf->shdr[i].sh_type == SHT_SYMTAB && elf->shdr[i].sh_link < elf->ehdr->e_shnum)
+			sh = &elf->shdr[i];
+	if (!sh)
 		return -ENOENT;
 	strsh = &elf->shdr[sh->sh_link];
 	syms = elf_section_data(elf, sh);
 	strs = elf_section_data(elf, strsh);
-	if (!syms || !strs || strsh->sh_type != SHT_STRTAB)
-		return -ENOENT;
-	for (size_t i = 1; i < sh->sh_size / sizeof(Elf64_Sym); i++) {
-		Elf64_Sym s;
+	if (!syms || !strs || strsh->sh_type != SHT_STRTAB || !strsh->sh_size ||
+	    sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_offset % 8 || strs[strsh->sh_size - 1])
+		return -ENOEXEC;
+	out->syms = (const Elf64_Sym *)syms;
+	out->n = sh->sh_size / sizeof(Elf64_Sym);
+	out->strs = (const char *)strs;
+	out->strs_size = strsh->sh_size;
+	return 0;
+}
 
-		memcpy(&s, syms + i * sizeof(s), sizeof(s));
-		if (s.st_name < strsh->sh_size && strsh->sh_size - s.st_name > n &&
-		    !memcmp(strs + s.st_name, name, n + 1)) {
-			*value = s.st_value;
+int elf_symbol(const struct elf_image *elf, const char *name, uint64_t *value)
+{
+	struct elf_symbols t;
+
+	if (elf_symtab(elf, &t))
+		return -ENOENT;
+	for (size_t i = 1; i < t.n; i++)
+		if (t.syms[i].st_name < t.strs_size && !strcmp(t.strs + t.syms[i].st_name, name)) {
+			*value = t.syms[i].st_value;
 			return 0;
 		}
-	}
 	return -ENOENT;
 }
 

@@ -42,8 +42,21 @@ const uint8_t *elf_section_data(const struct elf_image *elf, const Elf64_Shdr *s
 const uint8_t *elf_vaddr_ptr(const struct elf_image *elf, uint64_t vaddr, size_t len);
 
 /*
- * The value of the .symtab symbol `name` (the first of that name) into
- * *value: 0, or -ENOENT (no such symbol, no or a malformed .symtab).
+ * The ELF's symbol table (the first SHT_SYMTAB section), checked: its
+ * entries aligned and in the file, its string table NUL-terminated. 0,
+ * -ENOENT (none: a stripped vmlinux) or -ENOEXEC (malformed).
+ */
+struct elf_symbols {
+	const Elf64_Sym *syms;		/* n entries, the first the null symbol */
+	size_t n;
+	const char *strs;		/* strs_size bytes, the last a NUL */
+	size_t strs_size;
+};
+int elf_symtab(const struct elf_image *elf, struct elf_symbols *out);
+
+/*
+ * The value of the symbol `name` (the first of that name) into *value: 0,
+ * or -ENOENT (no such symbol, no or a malformed symbol table).
  */
 int elf_symbol(const struct elf_image *elf, const char *name, uint64_t *value);
 

@@ -172,46 +172,25 @@ static int mksysmap_drops(char type, const char *name)
 	return 0;
 }
 
-static const Elf64_Shdr *find_symtab(const struct elf_image *elf, const Elf64_Shdr **strtab)
-{
-	if (!elf->shdr)
-		return NULL;
-	for (unsigned i = 0; i < elf->ehdr->e_shnum; i++) {
-		const Elf64_Shdr *sh = &elf->shdr[i];
-
-		if (sh->sh_type != SHT_SYMTAB || sh->sh_link >= elf->ehdr->e_shnum)
-			continue;
-		*strtab = &elf->shdr[sh->sh_link];
-		return sh;
-	}
-	return NULL;
-}
-
 int sysmap_read_elf(const struct elf_image *elf, struct symtab *tab, struct errbuf *err)
 {
-	const Elf64_Shdr *strsh = NULL, *symsh = find_symtab(elf, &strsh);
-	const uint8_t *syms, *strs;
-	size_t nsyms, added = 0;
+	struct elf_symbols t;
+	size_t added = 0;
+	int rc = elf_symtab(elf, &t);
 
-	if (!symsh)
+	if (rc == -ENOENT)
 		return err_set(err, ENOENT, "no .symtab (the vmlinux is stripped)");
-	syms = elf_section_data(elf, symsh);
-	strs = elf_section_data(elf, strsh);
-	if (!syms || !strs || strsh->sh_type != SHT_STRTAB || !strsh->sh_size ||
-	    symsh->sh_entsize != sizeof(Elf64_Sym) || symsh->sh_offset % 8 ||
-	    strs[strsh->sh_size - 1])
+	if (rc)
 		return err_set(err, ENOEXEC, "the ELF .symtab or its string table is malformed");
-	nsyms = symsh->sh_size / sizeof(Elf64_Sym);
-	for (size_t i = 1; i < nsyms; i++) {
-		const Elf64_Sym *s = (const Elf64_Sym *)syms + i;
+	for (size_t i = 1; i < t.n; i++) {
+		const Elf64_Sym *s = &t.syms[i];
 		unsigned type = ELF64_ST_TYPE(s->st_info);
 		const char *name;
 		char letter;
-		int rc;
 
-		if (type == STT_SECTION || type == STT_FILE || s->st_name >= strsh->sh_size)
+		if (type == STT_SECTION || type == STT_FILE || s->st_name >= t.strs_size)
 			continue;
-		name = (const char *)strs + s->st_name;
+		name = t.strs + s->st_name;
 		letter = nm_letter(elf, s);
 		if (!*name || mksysmap_drops(letter, name))
 			continue;
