@@ -8,8 +8,8 @@
 #ifndef PROTO_TRACE_H
 #define PROTO_TRACE_H
 
-#define VT_PROTO_VERSION        6
-#define VT_STUB_MAGIC           0x3654535454524d56ULL	/* "VMRTTST6": version 5, the arm64 stub's CPU number in the task */
+#define VT_PROTO_VERSION        7
+#define VT_STUB_MAGIC           0x3754535454524d56ULL	/* "VMRTTST7": version 7, the chained entries */
 
 /* Port the stub writes (32-bit, value = ring index) when a lossless ring is full. */
 #define VT_DOORBELL_PORT        0x0d40
@@ -81,6 +81,20 @@
  * the guest runs: the task's base, at no cost per call.
  */
 #define VT_CFG_CPU_MRS          176	/* u32 x 3 */
+/*
+ * Version 7 (issue 37), x86_64: the chained entries. A slot the guest's own
+ * ftrace enabled (`call T`, T its ftrace_caller or an ops trampoline) and
+ * vmmtrace holds calls chain entry k instead, VT_CHAIN_STRIDE bytes apart
+ * from VT_CFG_CHAIN: the stub records the call as from the slot, then
+ * jumps to T, the k-th of VT_CFG_CHAIN_N targets at VT_CFG_CHAIN_TGT, with
+ * every register and the stack as the slot's call left them. The image
+ * holds the two offsets until the host fills the block; 0: no chained
+ * entries (the other stubs).
+ */
+#define VT_CFG_CHAIN            192	/* guest VA of chain entry 0 */
+#define VT_CFG_CHAIN_TGT        200	/* guest VA of the targets (u64 each, the host's) */
+#define VT_CFG_CHAIN_N          208	/* u32: how many entries */
+#define VT_CHAIN_STRIDE         16
 #define VT_CFG_SIZE             256	/* the entry point follows the block */
 
 /* Ring header, one per ring, VT_HDR_SIZE apart (read-write for the guest). */
@@ -199,7 +213,11 @@ struct vt_stub_config {
 	uint64_t doorbell_pc;
 	uint32_t cpu_mrs[3];
 	uint32_t pad0;
-	uint8_t reserved[VT_CFG_SIZE - 192];
+	uint64_t chain_va;
+	uint64_t chain_tgt_va;
+	uint32_t chain_n;
+	uint32_t pad1;
+	uint8_t reserved[VT_CFG_SIZE - 216];
 };
 
 /* Where a stub looks for task's shadow stack first: table (hash + i) & mask, i < VT_SHADOW_PROBE. */
@@ -261,6 +279,9 @@ _Static_assert(__builtin_offsetof(struct vt_stub_config, stack_size) == VT_CFG_S
 _Static_assert(__builtin_offsetof(struct vt_stub_config, ret_va) == VT_CFG_RETURN, "ret_va");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, doorbell_pc) == VT_CFG_DOORBELL_PC, "doorbell_pc");
 _Static_assert(__builtin_offsetof(struct vt_stub_config, cpu_mrs) == VT_CFG_CPU_MRS, "cpu_mrs");
+_Static_assert(__builtin_offsetof(struct vt_stub_config, chain_va) == VT_CFG_CHAIN &&
+	       __builtin_offsetof(struct vt_stub_config, chain_tgt_va) == VT_CFG_CHAIN_TGT &&
+	       __builtin_offsetof(struct vt_stub_config, chain_n) == VT_CFG_CHAIN_N, "chain");
 _Static_assert(VT_SHADOW_FRAME0 + VT_SHADOW_FRAMES * VT_FRAME_SIZE <= VT_SHADOW_SIZE &&
 	       (1 << VT_SHADOW_SHIFT) == VT_SHADOW_SIZE && (1 << VT_FRAME_SHIFT) == VT_FRAME_SIZE, "shadow stack");
 _Static_assert(sizeof(struct vt_ring_hdr) == VT_HDR_SIZE && (1 << VT_HDR_SHIFT) == VT_HDR_SIZE, "hdr size");

@@ -47,6 +47,8 @@
 #define E_RFLAGS	24
 #define E_RET		32	/* into the function, past its slot */
 #define E_PARENT	40	/* from the function into its caller */
+/* Chained entries (VT_CFG_CHAIN): how many distinct targets the guest's ftrace may have at once. */
+#define CHAIN_N		32
 /* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
 #define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
 
@@ -70,7 +72,15 @@ cfg:
 	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
 .endif
 	.quad	vt_stub_doorbell - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
+	.fill	VT_CFG_CHAIN - VT_CFG_DOORBELL_PC - 8, 1, 0
+	/* ... and the chained entries with their targets (VT_CFG_CHAIN, _TGT, _N). */
+.if VT_CFG_CHAIN_TGT != VT_CFG_CHAIN + 8 || VT_CFG_CHAIN_N != VT_CFG_CHAIN + 16
+	.error "VT_CFG_CHAIN_TGT and VT_CFG_CHAIN_N no longer follow VT_CFG_CHAIN"
+.endif
+	.quad	vt_stub_chain - vt_stub_image
+	.quad	vt_stub_chain_tgt - vt_stub_image
+	.long	CHAIN_N
+	.fill	VT_CFG_SIZE - VT_CFG_CHAIN_N - 4, 1, 0
 
 /*
  * Where the task in r10 keeps its shadow stack: SHADOW_HASH (proto/trace.h,
@@ -263,7 +273,7 @@ vt_stub_entry:
 	jne	.Lgraph_entry
 .Lpublish:
 	movl	%r11d, VT_REC_COMMIT(%rsi)	/* publish */
-	jmp	.Lentry_out
+	jmp	.Lentry_out_chained
 
 	/*
 	 * Full (rdx: head - tail, at least the limit), or the ring's cache is
@@ -281,7 +291,31 @@ vt_stub_entry:
 	jmp	.Lreserved
 .Ldrop:
 	lock incq VT_HDR_DROPPED(%r10)
-	jmp	.Lentry_out
+	jmp	.Lentry_out_chained
+
+	/*
+	 * The rarer ways out: a chained entry's call (below) takes them all,
+	 * its k + 1 in the saved RFLAGS' upper half (reserved, always 0 in a
+	 * real RFLAGS): cleared, the flags restored, then on to target k with
+	 * every register as the slot's call left it but r10 and r11 (free at
+	 * a fentry call, as the entry's header says). The target is read
+	 * before popfq: once interrupts are back on, this task may be
+	 * preempted, and the host may give entry k another target meanwhile.
+	 */
+.Lentry_out_chained:
+	popq	%rsi
+	popq	%rdx
+	popq	%rax
+	cmpl	$0, 4(%rsp)
+	jne	1f
+	popfq
+	ret
+1:	movl	4(%rsp), %r11d
+	movl	$0, 4(%rsp)
+	leaq	.Lchain_tgt(%rip), %r10		/* a local label: a global one would leave a relocation */
+	movq	-8(%r10,%r11,8), %r11
+	popfq
+	jmp	*%r11
 
 	/*
 	 * The ring's first event: its cache from the configuration block,
@@ -758,6 +792,38 @@ vt_stub_return:
 	 * so the guest cannot go on. Stop it where its oops names the stub.
 	 */
 	ud2
+
+	/*
+	 * The chained entries (VT_CFG_CHAIN): entry k is called from a slot
+	 * the guest's own ftrace enabled towards target k. It marks its saved
+	 * RFLAGS with k + 1 and takes the general way, which checks each field
+	 * (the common path stays as it was) and leaves through
+	 * .Lentry_out_chained, to target k. The frame is the entry's.
+	 */
+	.balign	VT_CHAIN_STRIDE
+	.globl	vt_stub_chain
+vt_stub_chain:
+	.set	.Lk, 1
+	.rept	CHAIN_N
+	pushfq
+	movl	$.Lk, 4(%rsp)
+	jmp	.Lchain_common
+	.org	vt_stub_chain + .Lk * VT_CHAIN_STRIDE, 0xcc	/* fails if an entry outgrew its stride */
+	.set	.Lk, .Lk + 1
+	.endr
+.Lchain_common:
+	cli
+	pushq	%rax
+	pushq	%rdx
+	pushq	%rsi
+	jmp	.Lgeneral
+
+	/* Their targets, written by the host while every vCPU is paused. */
+	.balign	8
+	.globl	vt_stub_chain_tgt
+vt_stub_chain_tgt:
+.Lchain_tgt:
+	.fill	CHAIN_N, 8, 0
 
 	/*
 	 * The doorbell (eax: the ring, r8: its header, edx: the port, rcx:

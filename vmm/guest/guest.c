@@ -71,8 +71,17 @@ int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint
 	if (c->doorbell_pc < VT_CFG_SIZE || c->doorbell_pc >= size)
 		return err_set(err, EINVAL, "the embedded %s stub has no doorbell (offset %#llx)", g->name,
 			       (unsigned long long)c->doorbell_pc);
+	if (c->chain_n && (c->chain_va < VT_CFG_SIZE || c->chain_tgt_va < VT_CFG_SIZE ||
+			   c->chain_va + (uint64_t)c->chain_n * VT_CHAIN_STRIDE > size ||
+			   c->chain_tgt_va + (uint64_t)c->chain_n * 8 > size))
+		return err_set(err, EINVAL, "the embedded %s stub's %u chained entries are not inside it", g->name,
+			       c->chain_n);
 	c->ret_va += code_va;
 	c->doorbell_pc += code_va;
+	if (c->chain_n) {
+		c->chain_va += code_va;
+		c->chain_tgt_va += code_va;
+	}
 	return 0;
 }
 

@@ -55,6 +55,7 @@ int patch_init(struct patch_set *ps, const struct patch_mem *mem, const struct e
 	ps->mem = *mem;
 	ps->ctx.original_target = fentry;
 	ps->ctx.our_target = stub_entry;
+	ps->stub_entry = stub_entry;
 	ps->slots = calloc(mt->count ? mt->count : 1, sizeof(*ps->slots));
 	if (!ps->slots)
 		return err_set(err, ENOMEM, "out of memory for %zu slots", mt->count);
@@ -189,6 +190,32 @@ static int patch_write(struct patch_set *ps, struct patch_slot *s, const uint8_t
 	return 0;
 }
 
+/* The context a slot's bytes are judged in: its address, and where our call goes from it. */
+static void patch_ctx(struct patch_set *ps, const struct patch_slot *s)
+{
+	ps->ctx.slot_pc = s->va;
+	ps->ctx.our_target = s->chain ? ps->chain.va + (s->chain - 1) * ps->chain.stride : ps->stub_entry;
+}
+
+/* Inside the stub's entries: never a target to chain to. */
+static int patch_is_ours(const struct patch_set *ps, uint64_t target)
+{
+	return target == ps->stub_entry ||
+	       (ps->chain.n && target >= ps->chain.va && target < ps->chain.va + ps->chain.n * ps->chain.stride);
+}
+
+/* The chained entry whose target is target: one already given it, or the next free one; -1 if none is left. */
+static int patch_chain_entry(struct patch_set *ps, uint64_t target)
+{
+	for (unsigned k = 0; k < ps->chain.used; k++)
+		if (ps->chain.targets[k] == target)
+			return (int)k;
+	if (ps->chain.used >= ps->chain.n)
+		return -1;
+	ps->chain.targets[ps->chain.used] = target;
+	return (int)ps->chain.used++;
+}
+
 static void patch_foreign(struct patch_slot *s, struct patch_result *res)
 {
 	res->foreign++;
@@ -206,18 +233,42 @@ static void patch_sync_slot(struct patch_set *ps, struct patch_slot *s, struct p
 	uint8_t next[SLOT_MAX_BYTES];
 	enum slot_state cur;
 	unsigned n = ps->ops->layout->slot_bytes;
+	uint64_t target;
+	int k;
 
-	ps->ctx.slot_pc = s->va;
-	cur = slot_classify(ps->ops, &ps->ctx, s->hva, NULL);
+	patch_ctx(ps, s);
+	cur = slot_classify(ps->ops, &ps->ctx, s->hva, &target);
+	s->given = 0;
 	if (s->clients && !s->enabled) {
-		if ((cur != SLOT_ORIGINAL && cur != SLOT_DISABLED) ||
-		    slot_build(ps->ops, SLOT_ENABLED, &ps->ctx, next, NULL)) {
+		/*
+		 * Enabled by the guest's own ftrace (after the hand-over only):
+		 * our call goes through a chained entry on to its target, or,
+		 * with none, the guest keeps the slot (and its ftrace works).
+		 */
+		if (cur == SLOT_ENABLED_ELSEWHERE && ps->phase == PATCH_PHASE_RUNNING && !patch_is_ours(ps, target)) {
+			if ((k = patch_chain_entry(ps, target)) < 0) {
+				s->given = 1;
+				res->given++;
+				return;
+			}
+			s->chain = (uint8_t)(k + 1);
+			patch_ctx(ps, s);
+		} else if (cur != SLOT_ORIGINAL && cur != SLOT_DISABLED) {
+			patch_foreign(s, res);
+			return;
+		}
+		if (slot_build(ps->ops, SLOT_ENABLED, &ps->ctx, next, NULL)) {
+			s->chain = 0;
 			patch_foreign(s, res);
 			return;
 		}
 		memcpy(s->saved, s->hva, n);
-		if (!patch_write(ps, s, next, res))
+		if (!patch_write(ps, s, next, res)) {
 			s->enabled = 1;
+			res->chained += s->chain != 0;
+		} else {
+			s->chain = 0;
+		}
 	} else if (s->clients) {
 		if (cur == SLOT_ENABLED)
 			res->already++;
@@ -229,6 +280,7 @@ static void patch_sync_slot(struct patch_set *ps, struct patch_slot *s, struct p
 		else if (patch_write(ps, s, s->saved, res))
 			return;		/* still ours: the next change set retries */
 		s->enabled = 0;
+		s->chain = 0;
 	}
 }
 
@@ -240,14 +292,16 @@ void patch_sync(struct patch_set *ps, struct patch_result *res)
 
 		if (s->dead)
 			continue;
-		if (ps->phase == PATCH_PHASE_FTRACE_INIT) {
-			/* ftrace_init owns the slots now: apply when it returns. */
+		if (ps->phase == PATCH_PHASE_FTRACE_INIT || ps->phase == PATCH_PHASE_GUEST_FTRACE) {
+			/* ftrace_init, or the guest's ftrace, owns the slots now: apply when it returns. */
 			res->deferred += s->clients && !s->enabled;
 			continue;
 		}
 		if (s->clients || s->enabled)
 			patch_sync_slot(ps, s, res);
 	}
+	if (ps->phase != PATCH_PHASE_FTRACE_INIT && ps->phase != PATCH_PHASE_GUEST_FTRACE)
+		ps->given = res->given;
 }
 
 void patch_restore_all(struct patch_set *ps, struct patch_result *res)
@@ -258,13 +312,34 @@ void patch_restore_all(struct patch_set *ps, struct patch_result *res)
 
 		if (s->dead || !s->enabled)
 			continue;
-		ps->ctx.slot_pc = s->va;
+		patch_ctx(ps, s);
 		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ENABLED)
 			patch_foreign(s, res);
 		else if (patch_write(ps, s, s->orig, res))
 			continue;	/* still ours: the host could not write it */
 		s->enabled = 0;
+		s->chain = 0;
 	}
+}
+
+void patch_release_all(struct patch_set *ps, struct patch_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < ps->count; i++) {
+		struct patch_slot *s = &ps->slots[i];
+
+		if (s->dead || !s->enabled)
+			continue;
+		patch_ctx(ps, s);
+		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ENABLED)
+			patch_foreign(s, res);
+		else if (patch_write(ps, s, s->saved, res))
+			continue;	/* still ours: the host could not write it */
+		s->enabled = 0;
+		s->chain = 0;
+	}
+	/* No slot calls a chained entry now, and no vCPU is inside one (the change set's quiesce). */
+	ps->chain.used = 0;
 }
 
 size_t patch_drop_init(struct patch_set *ps)
@@ -285,15 +360,19 @@ void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest)
 {
 	struct slot_ctx ctx = ps->ctx;
 	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	uint64_t target;
 
 	*ours = 0;
 	for (size_t i = 0; i < ps->count; i++) {
 		const struct patch_slot *s = &ps->slots[i];
+		enum slot_state st;
 
 		if (s->dead)
 			continue;
 		ctx.slot_pc = s->va;
-		*ours += slot_classify(ps->ops, &ctx, s->hva, NULL) == SLOT_ENABLED;
+		ctx.our_target = ps->stub_entry;
+		st = slot_classify(ps->ops, &ctx, s->hva, &target);
+		*ours += st == SLOT_ENABLED || (st == SLOT_ENABLED_ELSEWHERE && patch_is_ours(ps, target));
 		for (unsigned b = 0; b < ps->ops->layout->slot_bytes; b++)
 			h = (h ^ s->hva[b]) * 0x100000001b3ULL;
 	}

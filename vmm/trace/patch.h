@@ -36,6 +36,22 @@ struct patch_slot {
 	uint8_t init;			/* in .init.text */
 	uint8_t dead;			/* init text the guest has freed: never write */
 	uint8_t enabled;		/* our call is in place */
+	uint8_t chain;			/* 0: our call is the stub's entry; k + 1: chained entry k */
+	uint8_t given;			/* held, but the guest's ftrace enabled it and vmmtrace cannot chain */
+};
+
+/*
+ * The stub's chained entries (proto/trace.h VT_CFG_CHAIN; x86_64 only): a
+ * held slot the guest's own ftrace enabled towards target T calls entry k,
+ * which records the call and goes on to targets[k] = T. n is 0 where the
+ * stub has none: such a slot is then given to the guest's ftrace.
+ */
+struct patch_chain {
+	uint64_t va;			/* entry 0's guest VA */
+	uint64_t stride;
+	unsigned n;
+	uint64_t *targets;		/* the stub's table (host view), n entries */
+	unsigned used;			/* entries given a target since the guest's last change */
 };
 
 /*
@@ -56,6 +72,7 @@ enum patch_phase {
 	PATCH_PHASE_EARLY,		/* before ftrace_init: the compiler's call */
 	PATCH_PHASE_FTRACE_INIT,	/* inside ftrace_init: hands off, original bytes */
 	PATCH_PHASE_RUNNING,		/* after: the guest's disabled form */
+	PATCH_PHASE_GUEST_FTRACE,	/* the guest's ftrace changes slots: hands off, its bytes */
 };
 
 struct patch_set {
@@ -67,6 +84,9 @@ struct patch_set {
 	size_t count;
 	size_t held;
 	enum patch_phase phase;
+	uint64_t stub_entry;		/* the target of our call (ctx.our_target is set per slot) */
+	struct patch_chain chain;
+	size_t given;			/* held slots given to the guest's ftrace at the last sync */
 	/* The paused vCPUs' PCs: a change that one of them would run half of waits. */
 	const uint64_t *pcs;
 	size_t npcs;
@@ -79,6 +99,8 @@ struct patch_result {
 	size_t deferred;		/* wanted, applied when ftrace_init returns */
 	size_t busy;			/* a paused vCPU sits inside the bytes: not written */
 	size_t failed;			/* the host could not write them */
+	size_t chained;			/* of those written: through a chained entry to the guest's ftrace */
+	size_t given;			/* held, left to the guest's ftrace (it enabled them; no chain) */
 	const char *foreign_example;
 };
 
@@ -116,6 +138,14 @@ size_t patch_unwant_all(struct patch_set *ps, const uint8_t *sel);
 void patch_sync(struct patch_set *ps, struct patch_result *res);
 /* Entering ftrace_init: every held slot back to the compiler's bytes. */
 void patch_restore_all(struct patch_set *ps, struct patch_result *res);
+/*
+ * The guest's ftrace is about to change its slots (PATCH_PHASE_GUEST_FTRACE
+ * set by the caller): every slot holding our call back to the guest's own
+ * bytes, those it checks before it writes. The next patch_sync in
+ * PATCH_PHASE_RUNNING takes them again: a NOP as before, the guest's call
+ * through a chained entry.
+ */
+void patch_release_all(struct patch_set *ps, struct patch_result *res);
 /*
  * The guest frees its init text: those slots are never written again nor
  * counted as held, but their claims stay, so that a call the freeing code

@@ -90,6 +90,17 @@ struct tracer {
 	int graph;			/* a client asked for returns: the stub hooks them (never undone) */
 	uint64_t ftrace_init;		/* 0: the kernel has no ftrace to hand over to */
 	uint64_t ftrace_ret;
+	/*
+	 * The guest's own ftrace changing its slots (ftrace_modify_all_code,
+	 * every arch's way, after the hand-over): held slots go back to its
+	 * bytes on entry, and are taken again when it returns (to
+	 * guest_ftrace_ret, on guest_ftrace_cpu).
+	 */
+	uint64_t guest_ftrace;
+	uint64_t guest_ftrace_ret;
+	unsigned guest_ftrace_cpu;
+	uint64_t guest_ftrace_changes;	/* how many times */
+	struct patch_result guest_release, guest_retake;	/* the last time's */
 	uint64_t free_initmem;
 	uint64_t stop_at;
 	uint64_t emergency_restart;	/* cfg.stop_on_panic: its address, or 0 */

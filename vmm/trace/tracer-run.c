@@ -190,7 +190,25 @@ int tracer_set_breakpoints(struct tracer *t, unsigned cpu, struct errbuf *err)
 		bp[n++] = t->ftrace_init;
 	if (t->ps.phase == PATCH_PHASE_FTRACE_INIT)
 		bp[n++] = t->ftrace_ret;
+	/* The guest's ftrace changing code: its entry on every vCPU, its return on the one inside. */
+	if (t->ps.phase == PATCH_PHASE_RUNNING && t->guest_ftrace)
+		bp[n++] = t->guest_ftrace;
+	if (t->ps.phase == PATCH_PHASE_GUEST_FTRACE)
+		bp[n++] = cpu == t->guest_ftrace_cpu ? t->guest_ftrace_ret : t->guest_ftrace;
 	return t->host->ops->set_breakpoints(t->host, cpu, bp, n, err);
+}
+
+/* A new phase's breakpoints on every vCPU but self (which re-arms after the change), all paused. */
+static int tracer_rearm_others(struct tracer *t, unsigned self)
+{
+	struct errbuf err;
+
+	for (unsigned i = 0; i < t->host->ncpus; i++)
+		if (i != self && tracer_set_breakpoints(t, i, &err)) {
+			log_warn("vCPU %u: %s", i, err.msg);
+			return -EIO;
+		}
+	return 0;
 }
 
 static int handoff_enter_fn(struct tracer *t, void *arg)
@@ -216,9 +234,41 @@ static int handoff_enter_fn(struct tracer *t, void *arg)
 
 static int handoff_leave_fn(struct tracer *t, void *arg)
 {
-	(void)arg;
+	unsigned cpu = *(const unsigned *)arg;
+
 	t->ps.phase = PATCH_PHASE_RUNNING;
 	t->handed_over = 1;
+	/* From here the guest's ftrace may change code on any vCPU. */
+	if (t->guest_ftrace)
+		tracer_rearm_others(t, cpu);
+	return 0;
+}
+
+/*
+ * The guest's ftrace is about to change code (ftrace_modify_all_code): the
+ * slots we hold go back to its own bytes, which it checks before writing
+ * (x86_64's ftrace_verify_code, the others' ftrace_modify_code), and stay
+ * its own until it returns; a change set meanwhile waits for that.
+ */
+static int guest_ftrace_enter_fn(struct tracer *t, void *arg)
+{
+	unsigned cpu = *(const unsigned *)arg;
+	uint64_t sp;
+
+	if (t->host->ops->entry_frame(t->host, cpu, &sp, &t->guest_ftrace_ret))
+		return -EFAULT;
+	patch_release_all(&t->ps, &t->guest_release);
+	t->ps.phase = PATCH_PHASE_GUEST_FTRACE;
+	t->guest_ftrace_cpu = cpu;
+	return 0;
+}
+
+/* It returned: our calls back in every held slot, through a chained entry where it enabled the slot. */
+static int guest_ftrace_leave_fn(struct tracer *t, void *arg)
+{
+	(void)arg;
+	t->ps.phase = PATCH_PHASE_RUNNING;
+	t->guest_ftrace_changes++;
 	return 0;
 }
 
@@ -273,9 +323,26 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 			 t->handoff_restore.written, t->handoff_restore.foreign, t->handoff_restore.failed);
 		tracer_rearm(t, cpu);
 	} else if (t->ps.phase == PATCH_PHASE_FTRACE_INIT && pc == t->ftrace_ret) {
-		tracer_change(t, (int)cpu, handoff_leave_fn, NULL, &t->handoff_enable);
+		tracer_change(t, (int)cpu, handoff_leave_fn, &cpu, &t->handoff_enable);
 		log_info("ftrace_init returned: %zu slots re-enabled, %zu foreign, %zu not written",
 			 t->handoff_enable.written, t->handoff_enable.foreign, t->handoff_enable.failed);
+		tracer_rearm(t, cpu);
+	} else if (t->ps.phase == PATCH_PHASE_RUNNING && t->guest_ftrace && pc == t->guest_ftrace) {
+		if (tracer_change(t, (int)cpu, guest_ftrace_enter_fn, &cpu, &res))
+			t->host->ops->request_stop(t->host, VM_STOP_HOST_FAILURE,
+						   "cannot read the return address of the guest's ftrace_modify_all_code");
+		log_info("the guest's ftrace changes code on vCPU %u: %zu held slots given back to it, "
+			 "%zu foreign, %zu not written", cpu, t->guest_release.written, t->guest_release.foreign,
+			 t->guest_release.failed);
+		tracer_rearm(t, cpu);
+	} else if (t->ps.phase == PATCH_PHASE_GUEST_FTRACE && pc == t->guest_ftrace_ret && cpu == t->guest_ftrace_cpu) {
+		tracer_change(t, (int)cpu, guest_ftrace_leave_fn, NULL, &t->guest_retake);
+		log_info("the guest's ftrace is done: %zu slots taken again (%zu on to its tracer), %zu given to it, "
+			 "%zu foreign, %zu not written", t->guest_retake.written, t->guest_retake.chained,
+			 t->guest_retake.given, t->guest_retake.foreign, t->guest_retake.failed);
+		if (t->guest_retake.given && t->ps.chain.n)
+			log_warn("%zu slots given to the guest's ftrace: more than %u targets of its calls at once",
+				 t->guest_retake.given, t->ps.chain.n);
 		tracer_rearm(t, cpu);
 	} else if (t->free_initmem && pc == t->free_initmem && !t->init_dropped) {
 		tracer_change(t, (int)cpu, free_init_fn, NULL, &res);

@@ -313,6 +313,24 @@ out:
 	return rc;
 }
 
+/*
+ * The stub's chained entries (x86_64), which let a slot the guest's ftrace
+ * enabled be held too: their table is in the stub's code, as its
+ * configuration says.
+ */
+static void tracer_chain_setup(struct tracer *t)
+{
+	const struct vt_stub_config *c = (const struct vt_stub_config *)t->stub.code;
+
+	if (!c->chain_n || c->chain_tgt_va < t->stub.code_va ||
+	    c->chain_tgt_va + (uint64_t)c->chain_n * 8 > t->stub.code_va + t->stub.code_size)
+		return;
+	t->ps.chain.va = c->chain_va;
+	t->ps.chain.stride = VT_CHAIN_STRIDE;
+	t->ps.chain.n = c->chain_n;
+	t->ps.chain.targets = (uint64_t *)(void *)(t->stub.code + (c->chain_tgt_va - t->stub.code_va));
+}
+
 /* Slot patching reaches guest memory through these, knowing nothing of the host. */
 static void *tracer_gpa_ptr(void *host, uint64_t gpa, uint64_t len)
 {
@@ -357,6 +375,7 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 			&t->syms, guest_slot_ops(t->guest), t->mt.fentry, t->stub_entry, err);
 	if (rc)
 		goto fail;
+	tracer_chain_setup(t);
 	if (patch_exclude(&t->ps, t->guest->before_mmu))
 		log_info("not traceable: the kernel runs some functions before its MMU is on (%s...)",
 			 t->guest->before_mmu[0]);
@@ -369,6 +388,7 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 	if (cfg->n_include || cfg->live) {
 		t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
 		t->free_initmem = tracer_text_symbol(t, "free_initmem");
+		t->guest_ftrace = tracer_text_symbol(t, "ftrace_modify_all_code");
 	}
 	if (cfg->stop_on_panic && !(t->emergency_restart = tracer_text_symbol(t, "emergency_restart")))
 		log_warn("the kernel has no emergency_restart(): a panic that reboots is not caught");
@@ -448,6 +468,15 @@ void tracer_summary(struct tracer *t, FILE *out)
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
 		fprintf(out, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
 			t->handoff_restore.foreign + t->handoff_enable.foreign);
+	if (t->guest_ftrace_changes) {
+		size_t chained = 0;
+
+		for (size_t i = 0; i < t->ps.count; i++)
+			chained += t->ps.slots[i].enabled && t->ps.slots[i].chain;
+		fprintf(out, "vmmtrace: trace: the guest's ftrace changed its code %llu times; at the end %zu held slots "
+			"went on to its tracer; %zu slots given to the guest's ftrace\n",
+			(unsigned long long)t->guest_ftrace_changes, chained, t->ps.given);
+	}
 	if (t->graph) {
 		uint64_t unhooked = 0;
 
@@ -480,7 +509,8 @@ void tracer_progress(struct tracer *t, struct tracer_progress *p)
 	p->dropped = lost + stub_dropped;
 	p->guest_ns = trace_meta_ns(&meta, atomic_load(&t->max_tsc));
 	p->phase = t->ps.phase == PATCH_PHASE_EARLY ? "early boot" :
-		   t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "ftrace_init" : "running";
+		   t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "ftrace_init" :
+		   t->ps.phase == PATCH_PHASE_GUEST_FTRACE ? "guest ftrace" : "running";
 }
 
 void tracer_status(struct tracer *t, FILE *out)
@@ -497,7 +527,8 @@ void tracer_status(struct tracer *t, FILE *out)
 	fprintf(out, "held slots: %zu of %zu\nslots calling the stub: %zu\nslot bytes digest: %016llx\n"
 		"clients: %u\nphase: %s\n", t->ps.held, t->ps.count, ours, (unsigned long long)digest, nclients,
 		t->ps.phase == PATCH_PHASE_EARLY ? "early boot (before ftrace_init)" :
-		t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "inside ftrace_init" : "running");
+		t->ps.phase == PATCH_PHASE_FTRACE_INIT ? "inside ftrace_init" :
+		t->ps.phase == PATCH_PHASE_GUEST_FTRACE ? "running, the guest's ftrace changing its code" : "running");
 	fprintf(out, "events: %lu\nevents for released slots: %lu\ndoorbells: %lu\n"
 		"dropped: %llu (%llu by the stub, %llu lost)\n",
 		atomic_load(&t->events), atomic_load(&t->unrouted), atomic_load(&t->doorbells),
