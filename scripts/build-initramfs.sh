@@ -100,7 +100,7 @@ bbrun() { if [ "$garch" = x86_64 ]; then "$busybox" "$@"; else "qemu-$([ "$garch
 # Applets the init script and a debugging shell use; each link costs a little
 # unpacking time in the emulated guest kernel, so not all ~300.
 applets="sh ash awk cat cttyhack dd dmesg echo env free grep head hexdump kill
-ln ls mkdir mount mv nproc od ps readlink reboot rm sed seq setsid sleep sort
+ln ls md5sum mkdir mount mv nproc od ps readlink reboot rm sed seq setsid sleep sort
 stat sync tail taskset tee test timeout tr true false umount uname uptime vi wc
 xxd"
 # Programs are built without libc: fewer syscalls, which cost milliseconds
@@ -115,7 +115,7 @@ if [ -n "$busybox" ]; then
 fi
 [ -r "$guest/init" ] || die "$guest/init missing"
 
-key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest/cinit.c" "$guest"/progs/* ${busybox:+"$busybox"} |
+key=$( (sha256sum "$here/build-initramfs.sh" "$guest/init" "$guest/calls-of.awk" "$guest/cinit.c" "$guest"/progs/* ${busybox:+"$busybox"} |
 	cut -d' ' -f1; "$cc" --version | head -n1; echo "$prog_cflags $applets"
 	[ -z "$arch_cflags" ] || echo "$arch_cflags") |
 	sha256sum | cut -c1-16)
@@ -194,6 +194,7 @@ entry_chardev() { header "$1" $((8#020000 | $2)) 0 1 "$3" "$4"; }
 	entry_chardev dev/console 8#600 5 1
 	if [ -n "$busybox" ]; then
 		entry_file init 8#755 "$guest/init"
+		entry_file bin/calls-of.awk 8#644 "$guest/calls-of.awk"
 		entry_file bin/busybox 8#755 "$busybox"
 		for a in $applets; do entry_symlink "bin/$a" busybox; done
 	else

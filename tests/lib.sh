@@ -279,6 +279,8 @@ trace_events() { grep -v '^#' "$1"; }
 EVENT_LINE_RE='^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] [.dDb][.nNp][.hHszZ][.0-9a-f][.0-9a-f] +[0-9]+\.[0-9]{6}: [^ ]+ <-[^ ]+$'
 # The traced function of every event, in order.
 trace_funcs() { trace_events "$1" | sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ ]+) <-.*/\1/p'; }
+# trace_calls_of FILE PID: task PID's calls in a text trace, "func <-parent" in order.
+trace_calls_of() { awk -v pid="$2" -f "$TOP/tests/guest/calls-of.awk" "$1"; }
 # Succeeds when timestamps never go back in the merged output.
 trace_ordered() { trace_events "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]{6}:$/) { t = $i + 0; break }
 	if (t < last) bad++; last = t } END { exit bad > 0 }'; }

@@ -399,18 +399,22 @@ static void x86_handoff(struct fake *k)
 static void x86_running(struct fake *k)
 {
 	k->ps.phase = PATCH_PHASE_RUNNING;
-	sync_check(k, "running: a, c, ibt enabled from the NOP, b foreign", 3, 0, 1, 0, 0);
+	/* b calls another target, as a slot the guest's ftrace enabled: with no chained entries, given to it. */
+	sync_check(k, "running: a, c, ibt enabled from the NOP, b given", 3, 0, 0, 0, 0);
+	CHECK(k->res.given == 1 && k->ps.given == 1 && slot_of(k, F_B)->given && !slot_of(k, F_B)->enabled,
+	      "b is given to the guest's ftrace (%zu, %zu)", k->res.given, k->ps.given);
 	check_x86(k, "running: calls to the stub", STB, OTH, STB, NOP, STB);
 	CHECK(!memcmp(slot_of(k, F_C)->saved, x86_nop5, 5), "what our call replaced is the NOP");
 	CHECK(unwant(k, "fn_c", 1) == 1 && unwant(k, "fn_c", 1) == 0,
 	      "client 1 drops fn_c by glob, once");
-	sync_check(k, "running: release c", 1, 2, 1, 0, 0);
+	sync_check(k, "running: release c", 1, 2, 0, 0, 0);
 	check_x86(k, "running: c back to the NOP", STB, OTH, NOP, NOP, STB);
 	CHECK(unwant_all(k, "fn_a") == 1 && k->ps.held == 2, "fn_a dropped for every client");
-	sync_check(k, "running: release a", 1, 1, 1, 0, 0);
+	sync_check(k, "running: release a", 1, 1, 0, 0, 0);
 	check_x86(k, "running: a back to the NOP", NOP, OTH, NOP, NOP, STB);
-	CHECK(unwant(k, NULL, 1) == 1 && k->ps.held == 1, "client 1 detaches from the foreign b");
+	CHECK(unwant(k, NULL, 1) == 1 && k->ps.held == 1, "client 1 detaches from the given b");
 	sync_check(k, "running: b, neither held nor ours, is not looked at", 0, 1, 0, 0, 0);
+	CHECK(k->ps.given == 0, "nothing given any more");
 }
 
 /* free_initmem: init slots gone for good; patch_scan reads what is live. */
@@ -448,6 +452,118 @@ static void x86_init_and_scan(struct fake *k)
 	patch_scan(&k->ps, &ours, &d3);
 	CHECK(ours == 0, "scan: nothing calls the stub");
 	sync_check(k, "detached: nothing left to do", 0, 0, 0, 0, 0);
+}
+
+/*
+ * The guest's ftrace changes its slots after the hand-over: every held slot
+ * back to its bytes at the change's start, taken again at its end: a NOP
+ * as before, a call it wrote through a chained entry (on to its target),
+ * one more target than entries given to it; detach gives back its call.
+ */
+#define CHAIN (STUB + 0x400)
+#define OTHER2 (V + 0x980)
+static void test_x86_guest_ftrace(void)
+{
+	struct fake *k = calloc(1, sizeof(*k));
+	uint64_t targets[2] = { 0, 0 };
+	uint8_t want_b[5];
+
+	if (!k || fake_build(k, &slot_ops_x86_64, EM_X86_64)) {
+		CHECK(0, "x86_64 fake kernel built");
+		free(k);
+		return;
+	}
+	{
+		struct errbuf err = { "" };
+
+		CHECK(!fake_patch_init(k, STUB, &err), "patch_init (%s)", err.msg);
+	}
+	for (int f = 0; f < NFUNCS; f++)
+		memcpy(slot_mem(k, slot_va(k, f)), x86_nop5, 5);	/* after ftrace_init */
+	k->ps.phase = PATCH_PHASE_RUNNING;
+	k->ps.chain = (struct patch_chain){ CHAIN, 16, 2, targets, 0 };
+	CHECK(want(k, "fn_[abc]", 0) == 3, "client 0 wants a, b, c");
+	sync_check(k, "running: a, b, c enabled", 3, 0, 0, 0, 0);
+	check_x86(k, "running: a, b, c call the stub", STB, STB, STB, NOP, NOP);
+
+	/* The guest's ftrace: enable b towards OTHER, c towards OTHER2, ibt towards OTHER. */
+	patch_release_all(&k->ps, &k->res);
+	check_res(k, "guest ftrace entry: a, b, c given back", 3, 0, 0, 0, 0);
+	check_x86(k, "guest ftrace entry: its own bytes everywhere", NOP, NOP, NOP, NOP, NOP);
+	k->ps.phase = PATCH_PHASE_GUEST_FTRACE;
+	CHECK(want(k, "fn_ibt", 0) == 1, "client 0 also wants ibt meanwhile");
+	sync_check(k, "guest ftrace: hands off", 0, 0, 0, 4, 0);
+	x86_call(slot_mem(k, slot_va(k, F_B)), slot_va(k, F_B), OTHER);
+	x86_call(slot_mem(k, slot_va(k, F_C)), slot_va(k, F_C), OTHER2);
+	x86_call(slot_mem(k, slot_va(k, F_IBT)), slot_va(k, F_IBT), OTHER);
+	memcpy(want_b, slot_mem(k, slot_va(k, F_B)), 5);
+	k->ps.phase = PATCH_PHASE_RUNNING;
+	sync_check(k, "guest ftrace returned: a, b, c, ibt taken", 4, 0, 0, 0, 0);
+	CHECK(k->res.chained == 3 && k->res.given == 0, "b, c, ibt chained (%zu), none given (%zu)",
+	      k->res.chained, k->res.given);
+	CHECK(slot_of(k, F_B)->chain == 1 && slot_of(k, F_C)->chain == 2 && slot_of(k, F_IBT)->chain == 1 &&
+	      !slot_of(k, F_A)->chain, "b and ibt share entry 0 (OTHER), c has entry 1 (OTHER2)");
+	CHECK(targets[0] == OTHER && targets[1] == OTHER2, "the stub's table names the guest's targets");
+	{
+		uint8_t b[5];
+
+		x86_call(b, slot_va(k, F_B), CHAIN);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_B)), b, 5), "b calls chained entry 0");
+		x86_call(b, slot_va(k, F_C), CHAIN + 16);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_C)), b, 5), "c calls chained entry 1");
+	}
+	{
+		uint8_t b[5];
+
+		x86_call(b, slot_va(k, F_A), STUB);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_A)), b, 5), "a calls the stub's entry");
+	}
+	sync_check(k, "a second sync: every slot already ours", 0, 4, 0, 0, 0);
+	{
+		size_t ours;
+		uint64_t d;
+
+		patch_scan(&k->ps, &ours, &d);
+		CHECK(ours == 4, "scan: chained slots count as ours (%zu)", ours);
+	}
+
+	/* The guest's next change: a third target, with two entries. */
+	patch_release_all(&k->ps, &k->res);
+	check_res(k, "second change: four given back", 4, 0, 0, 0, 0);
+	CHECK(!memcmp(slot_mem(k, slot_va(k, F_B)), want_b, 5), "b holds the guest's call again");
+	x86_call(slot_mem(k, slot_va(k, F_A)), slot_va(k, F_A), V + 0xa00);
+	sync_check(k, "three targets, two entries: a, b, ibt taken", 3, 0, 0, 0, 0);
+	CHECK(k->res.chained == 3 && k->ps.chain.used == 2 && targets[0] == V + 0xa00 && targets[1] == OTHER,
+	      "entries reassigned in slot order (%#llx, %#llx)", (unsigned long long)targets[0],
+	      (unsigned long long)targets[1]);
+	CHECK(k->res.given == 1 && k->ps.given == 1 && slot_of(k, F_C)->given && !slot_of(k, F_C)->enabled,
+	      "c given to the guest (%zu)", k->res.given);
+	{
+		uint8_t b[5];
+
+		x86_call(b, slot_va(k, F_C), OTHER2);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_C)), b, 5), "c keeps the guest's call");
+	}
+	/* A slot calling one of our entries that we did not write is foreign, never chained to itself. */
+	patch_release_all(&k->ps, &k->res);
+	x86_call(slot_mem(k, slot_va(k, F_A)), slot_va(k, F_A), CHAIN + 16);
+	sync_check(k, "a calls entry 1 behind our back: foreign; b, c, ibt chained (two targets now)", 3, 0, 1, 0, 0);
+	CHECK(!slot_of(k, F_A)->enabled && !slot_of(k, F_A)->chain, "a is not taken");
+
+	/* Detach: each slot gets the guest's bytes back. */
+	CHECK(unwant_all(k, "*") == 4 && k->ps.held == 0, "every claim dropped");
+	sync_check(k, "detach: b, c and ibt released", 3, 0, 0, 0, 0);
+	CHECK(!memcmp(slot_mem(k, slot_va(k, F_B)), want_b, 5), "b: the guest's call, as it wrote it");
+	{
+		uint8_t b[5];
+
+		x86_call(b, slot_va(k, F_IBT), OTHER);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_IBT)), b, 5), "ibt: the guest's call");
+		x86_call(b, slot_va(k, F_C), OTHER2);
+		CHECK(!memcmp(slot_mem(k, slot_va(k, F_C)), b, 5), "c: the guest's call");
+	}
+	fake_destroy(k);
+	free(k);
 }
 
 static void test_x86_phases(void)
@@ -655,6 +771,7 @@ static void test_a64_callops(void)
 int main(void)
 {
 	test_x86_phases();
+	test_x86_guest_ftrace();
 	test_init_refusals();
 	test_x86_nop_compiled();
 	test_a64_busy();
