@@ -34,6 +34,10 @@
  * does not take, their work done out of its way, each flag set in the
  * record's flags there.
  *
+ * A slot the guest's own ftrace enabled calls one of the chained entries
+ * (vt_stub_chain, issue 37): the same record by the general way, then on
+ * to the guest's target; the common path does not change for them.
+ *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return:
  * vt_stub_return records the exit and goes back to the caller
  * (docs/TRACING.md "Call graphs" has the rules for the shadow stacks).

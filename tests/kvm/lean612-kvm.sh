@@ -8,8 +8,10 @@
 #    named once, by name (their slots follow an ENDBR64), in boot order;
 #  - each worker's getpriority calls exactly, each under its own CPU (the
 #    CPU number from pcpu_hot), nothing dropped;
-#  - after the hand-over the guest's own function tracer records its
-#    function (__x64_sys_getcpu), no ftrace_bug, no WARNING.
+#  - after the hand-over the guest's own function tracer on the function
+#    vmmtrace holds (__x64_sys_getpriority, issue 37) counts exactly its 3
+#    calls while vmmtrace records them too (a chained entry on to the
+#    guest's tracer, past its IBT landing pad), no ftrace_bug, no WARNING.
 . "$(dirname "$0")/../lib.sh"
 require_kvm
 require_file "$VMMTRACE"
@@ -24,7 +26,7 @@ for f in $FIVE; do trace+=(--trace "$f"); done
 start=$(date +%s)
 timeout -k 30 -s INT 1200 "$VMMTRACE" boot "$IMAGE" --initrd "$INITRAMFS" --cpus 2 "${trace[@]}" \
 	--trace __x64_sys_getpriority -o "$TMPD/trace.txt" --console "$TMPD/console" \
-	--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2 vmmtrace.ftrace_func=__x64_sys_getcpu" \
+	--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2 vmmtrace.ftrace_func=__x64_sys_getpriority" \
 	</dev/null >/dev/null 2>"$TMPD/err"
 rc=$?
 tr -d '\r' <"$TMPD/console" >"$TMPD/con"
@@ -45,6 +47,10 @@ for w in 0 1; do
 	check "worker $w (pid $pid, CPU $cpu): exactly $LOOPS getpriority calls ($calls), each under its CPU ($on)" \
 		eval "[ '$calls' = $LOOPS ] && [ '$on' = $LOOPS ]"
 done
-check "the guest's own ftrace after the hand-over: its event, no 'ftrace failed to modify', no WARNING" \
-	eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__x64_sys_getcpu .*events=[1-9][0-9]* .*ftrace_failed=0 warnings=0' '$TMPD/con'"
+check "the guest's own ftrace on the function vmmtrace holds: exactly its 3 calls, no 'ftrace failed to modify', no WARNING or oops" \
+	eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__x64_sys_getpriority loops=3 events=3 .*ftrace_failed=0 warnings=0' '$TMPD/con'"
+n=$(grep -c ': __x64_sys_getpriority <-' "$TMPD/trace.txt")
+check "vmmtrace recorded those 3 calls too: $((2 * LOOPS + 3)) getpriority events in all ($n)" [ "$n" = $((2 * LOOPS + 3)) ]
+check "its call went on to the guest's tracer while that was on, and no slot was given to it" \
+	grep -qE "^vmmtrace: trace: the guest's ftrace changed its code 2 times; of the slots vmmtrace held, 1 at most went on to its tracer \(0 at the end\), 0 at most were given to it \(0 at the end\)" "$TMPD/err"
 finish

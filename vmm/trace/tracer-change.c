@@ -114,6 +114,22 @@ void tracer_stop_hook(void *opaque, int self, enum vm_stop_reason reason, const 
 }
 
 /*
+ * Held slots whose calls go on to the guest's own tracer, and those given
+ * to it (issue 37): the most at once, for the summary.
+ */
+static void tracer_count_shared(struct tracer *t)
+{
+	size_t chained = 0;
+
+	for (size_t i = 0; t->ps.chain.n && i < t->ps.count; i++)
+		chained += t->ps.slots[i].enabled && t->ps.slots[i].chain;
+	if (chained > t->guest_chained_max)
+		t->guest_chained_max = chained;
+	if (t->ps.given > t->guest_given_max)
+		t->guest_given_max = t->ps.given;
+}
+
+/*
  * With the vCPUs paused: the slots follow the claims. A change a paused
  * vCPU would run half of (never on x86_64, whose slot is one instruction;
  * multi-instruction slots elsewhere) waits: the guest runs a moment and the
@@ -158,6 +174,7 @@ int tracer_change(struct tracer *t, int self, tracer_change_fn *fn, void *arg,
 	rc = fn ? fn(t, arg) : 0;
 	if (!rc) {
 		tracer_sync_slots(t, self, res);
+		tracer_count_shared(t);
 		rt = routes_build(&t->ps);
 		if (rt) {
 			old = t->routes;

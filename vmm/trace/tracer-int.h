@@ -94,12 +94,12 @@ struct tracer {
 	 * The guest's own ftrace changing its slots (ftrace_modify_all_code,
 	 * every arch's way, after the hand-over): held slots go back to its
 	 * bytes on entry, and are taken again when it returns (to
-	 * guest_ftrace_ret, on guest_ftrace_cpu).
+	 * guest_ftrace_ret, on whichever vCPU).
 	 */
 	uint64_t guest_ftrace;
 	uint64_t guest_ftrace_ret;
-	unsigned guest_ftrace_cpu;
 	uint64_t guest_ftrace_changes;	/* how many times */
+	size_t guest_chained_max, guest_given_max;	/* held slots on to its tracer, given to it: the most at once */
 	struct patch_result guest_release, guest_retake;	/* the last time's */
 	uint64_t free_initmem;
 	uint64_t stop_at;

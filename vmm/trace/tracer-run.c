@@ -190,11 +190,15 @@ int tracer_set_breakpoints(struct tracer *t, unsigned cpu, struct errbuf *err)
 		bp[n++] = t->ftrace_init;
 	if (t->ps.phase == PATCH_PHASE_FTRACE_INIT)
 		bp[n++] = t->ftrace_ret;
-	/* The guest's ftrace changing code: its entry on every vCPU, its return on the one inside. */
+	/*
+	 * The guest's ftrace changing code: its entry on every vCPU, then its
+	 * return on every vCPU (arm64's may sleep inside and come back on
+	 * another CPU; its ftrace_lock lets no other task there meanwhile).
+	 */
 	if (t->ps.phase == PATCH_PHASE_RUNNING && t->guest_ftrace)
 		bp[n++] = t->guest_ftrace;
 	if (t->ps.phase == PATCH_PHASE_GUEST_FTRACE)
-		bp[n++] = cpu == t->guest_ftrace_cpu ? t->guest_ftrace_ret : t->guest_ftrace;
+		bp[n++] = t->guest_ftrace_ret;
 	return t->host->ops->set_breakpoints(t->host, cpu, bp, n, err);
 }
 
@@ -259,18 +263,19 @@ static int guest_ftrace_enter_fn(struct tracer *t, void *arg)
 		return -EFAULT;
 	patch_release_all(&t->ps, &t->guest_release);
 	t->ps.phase = PATCH_PHASE_GUEST_FTRACE;
-	t->guest_ftrace_cpu = cpu;
+	tracer_rearm_others(t, cpu);
 	return 0;
 }
 
 /* It returned: our calls back in every held slot, through a chained entry where it enabled the slot. */
 static int guest_ftrace_leave_fn(struct tracer *t, void *arg)
 {
-	(void)arg;
 	t->ps.phase = PATCH_PHASE_RUNNING;
 	t->guest_ftrace_changes++;
+	tracer_rearm_others(t, *(const unsigned *)arg);
 	return 0;
 }
+
 
 static int free_init_fn(struct tracer *t, void *arg)
 {
@@ -335,8 +340,8 @@ void tracer_breakpoint(void *opaque, unsigned cpu, uint64_t pc)
 			 "%zu foreign, %zu not written", cpu, t->guest_release.written, t->guest_release.foreign,
 			 t->guest_release.failed);
 		tracer_rearm(t, cpu);
-	} else if (t->ps.phase == PATCH_PHASE_GUEST_FTRACE && pc == t->guest_ftrace_ret && cpu == t->guest_ftrace_cpu) {
-		tracer_change(t, (int)cpu, guest_ftrace_leave_fn, NULL, &t->guest_retake);
+	} else if (t->ps.phase == PATCH_PHASE_GUEST_FTRACE && pc == t->guest_ftrace_ret) {
+		tracer_change(t, (int)cpu, guest_ftrace_leave_fn, &cpu, &t->guest_retake);
 		log_info("the guest's ftrace is done: %zu slots taken again (%zu on to its tracer), %zu given to it, "
 			 "%zu foreign, %zu not written", t->guest_retake.written, t->guest_retake.chained,
 			 t->guest_retake.given, t->guest_retake.foreign, t->guest_retake.failed);

@@ -468,14 +468,15 @@ void tracer_summary(struct tracer *t, FILE *out)
 	if (t->handoff_restore.foreign || t->handoff_enable.foreign)
 		fprintf(out, "vmmtrace: trace: %zu slots were in a foreign state at the hand-over and left alone\n",
 			t->handoff_restore.foreign + t->handoff_enable.foreign);
-	if (t->guest_ftrace_changes) {
+	if (t->guest_ftrace_changes || t->guest_chained_max || t->guest_given_max) {
 		size_t chained = 0;
 
 		for (size_t i = 0; i < t->ps.count; i++)
 			chained += t->ps.slots[i].enabled && t->ps.slots[i].chain;
-		fprintf(out, "vmmtrace: trace: the guest's ftrace changed its code %llu times; at the end %zu held slots "
-			"went on to its tracer; %zu slots given to the guest's ftrace\n",
-			(unsigned long long)t->guest_ftrace_changes, chained, t->ps.given);
+		fprintf(out, "vmmtrace: trace: the guest's ftrace changed its code %llu times; of the slots vmmtrace "
+			"held, %zu at most went on to its tracer (%zu at the end), %zu at most were given to it "
+			"(%zu at the end)\n", (unsigned long long)t->guest_ftrace_changes, t->guest_chained_max, chained,
+			t->guest_given_max, t->ps.given);
 	}
 	if (t->graph) {
 		uint64_t unhooked = 0;
