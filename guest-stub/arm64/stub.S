@@ -39,6 +39,10 @@
  * common path with the rarer flags. 63 instructions per traced call on the
  * common path, the slot's two included (bench/stub-insns).
  *
+ * A slot the guest's own ftrace enabled calls one of the chained entries
+ * (vt_stub_chain, issue 37): the same record by the general way, then on
+ * to the guest's target; the common path does not change for them.
+ *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
  * the x86_64 stub does (docs/TRACING.md "Call graphs"): a frame on the
  * task's shadow stack keeps x9, the caller's return address, and x9 becomes
@@ -60,6 +64,8 @@
 
 /* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
 #define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
+/* Chained entries (VT_CFG_CHAIN): how many distinct targets the guest's ftrace may have at once. */
+#define CHAIN_N		32
 .if VT_REC_FLAG_HOOKED > 0x80 || VT_REC_MIGR_SHIFT != 8 || VT_HDR_CPU_FLAGS != VT_HDR_RECS + 8
 	.error "the record's flags or the header's cache moved"
 .endif
@@ -88,7 +94,12 @@ cfg:
 .endif
 	/* The three reads of the CPU's base, which the host may make sp_el0's (proto/trace.h). */
 	.long	.Lcpu_mrs0 - vt_stub_image, .Lcpu_mrs1 - vt_stub_image, .Lcpu_mrs_entry - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_CPU_MRS - 12, 1, 0
+	.fill	VT_CFG_CHAIN - VT_CFG_CPU_MRS - 12, 1, 0
+	/* The chained entries and their targets (VT_CFG_CHAIN, _TGT, _N; issue 37). */
+	.quad	vt_stub_chain - vt_stub_image
+	.quad	.Lchain_tgt - vt_stub_image
+	.long	CHAIN_N
+	.fill	VT_CFG_SIZE - VT_CFG_CHAIN_N - 4, 1, 0
 
 /*
  * Where a task keeps its shadow stack: SHADOW_HASH (proto/trace.h, the
@@ -233,12 +244,10 @@ cfg:
 	stlr	w13, [x16]			/* publish: every store above is seen first */
 
 .Ldone\kind:
-	msr	daif, x17
 .if \kind == 0
-	mov	x16, x30
-	mov	x30, x9
-	ret	x16
+	b	.Lentry_out_chained		/* RECORD 0 is the chained entries' way too */
 .else
+	msr	daif, x17
 	ldp	x2, x3, [sp, #16]
 	ldp	x0, x1, [sp], #32
 	ret	x9
@@ -393,7 +402,7 @@ vt_stub_entry:
 	 */
 .Lentry_tail:
 	ldr	x15, cfg + VT_CFG_GRAPH		/* and VT_CFG_ARGS */
-	cbz	x15, .Lpublish
+	cbz	x15, .Lpublish_chained
 	stp	x0, x1, [x16, #VT_REC_ARGS]
 	stp	x2, x3, [x16, #VT_REC_ARGS + 16]
 	stp	x4, x5, [x16, #VT_REC_ARGS + 32]
@@ -402,7 +411,33 @@ vt_stub_entry:
 	SETFLAG	VT_REC_FLAG_ARGS
 1:	ldr	w15, cfg + VT_CFG_GRAPH
 	cbnz	w15, .Lgraph_entry
-	b	.Lpublish
+	b	.Lpublish_chained
+
+	/*
+	 * The rarer ways out, which a chained entry's call (below) takes,
+	 * its k + 1 in x17's upper half (DAIF has only bits 6-9): the flags
+	 * restored, then on to target k with x30 (the slot + 8) and x9 (the
+	 * caller's return address) as the slot's call left them; x10-x17
+	 * are free at a function's entry. The target is read before the
+	 * interrupts are back on: the host may give entry k another target
+	 * once this CPU has left the stub.
+	 */
+.Lpublish_chained:
+	add	x16, x16, #VT_REC_COMMIT
+	stlr	w13, [x16]			/* publish: every store above is seen first */
+.Lentry_out_chained:
+	lsr	x15, x17, #32
+	cbnz	x15, 1f
+	msr	daif, x17
+	mov	x16, x30
+	mov	x30, x9
+	ret	x16
+1:	adr	x16, .Lchain_tgt
+	add	x16, x16, x15, lsl #3
+	ldur	x16, [x16, #-8]
+	and	x17, x17, #0xffffffff
+	msr	daif, x17
+	br	x16				/* x16: BTI accepts it at the target's `bti c` */
 
 	/*
 	 * Full (x16: the limit), or the ring's cache still empty (limit 0). A
@@ -435,7 +470,7 @@ vt_stub_entry:
 	add	x12, x12, #1
 	stxr	w16, x12, [x13]
 	cbnz	w16, 3b
-	b	.Lentry_out
+	b	.Lentry_out_chained
 
 	/*
 	 * The ring's first event: its cache from the configuration block when
@@ -591,7 +626,7 @@ vt_stub_entry:
 	ldp	x0, x1, [x16, #VT_REC_ARGS]	/* the arguments back as the function gets them */
 	ldp	x2, x3, [x16, #VT_REC_ARGS + 16]
 	ldp	x4, x5, [x16, #VT_REC_ARGS + 32]
-	b	.Lpublish
+	b	.Lpublish_chained
 
 	/*
 	 * A hooked call returns here (its `ret` came to x30; sp is what it was
@@ -695,6 +730,36 @@ vt_stub_return:
 	 * the event and counts it. x11: the ring's header; x12, x13 and x16
 	 * are scratch here as on the way back.
 	 */
+	/*
+	 * The chained entries (VT_CFG_CHAIN): entry k is called from a slot
+	 * the guest's own ftrace enabled towards target k (`mov x9, x30; bl`
+	 * as its own call). It marks x17 with k + 1 and takes the general way,
+	 * which checks each field (the common path stays as it was) and
+	 * leaves through .Lentry_out_chained, to target k.
+	 */
+	.balign	VT_CHAIN_STRIDE
+	.globl	vt_stub_chain
+vt_stub_chain:
+	.set	.Lk, 1
+	.rept	CHAIN_N
+	mrs	x17, daif
+	msr	daifset, #3
+	mov	x15, #.Lk
+	b	.Lchain_common
+	.set	.Lk, .Lk + 1
+	.endr
+.if VT_CHAIN_STRIDE != 16
+	.error "a chained entry is 4 instructions: VT_CHAIN_STRIDE must be 16"
+.endif
+.Lchain_common:
+	orr	x17, x17, x15, lsl #32
+	b	.Lgeneral
+
+	/* Their targets, written by the host while every vCPU is paused. */
+	.balign	8
+.Lchain_tgt:
+	.fill	CHAIN_N, 8, 0
+
 #ifdef VT_STUB_ONE_PAGE
 	.balign	16
 	.globl	vt_stub_wait

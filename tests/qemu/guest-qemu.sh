@@ -34,6 +34,7 @@ require_file "$INITRAMFS_RV"
 LOOPS=${LOOPS:-2000}
 
 arm64_checks arm64 "$A64"
+both_tracers arm64 "$A64" "$INITRAMFS_ARM64" 9000
 
 trace_all arm64 "$A64" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 2000000
 

@@ -89,7 +89,7 @@ for cpus in 1 2; do
 	done <<<"$workers"
 	check "$cpus vCPU(s): the guest's own ftrace after the hand-over: 3 events, no 'ftrace failed to modify', no WARNING" \
 		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
-	guest_ftrace_gave "$cpus vCPU(s)" "$TMPD/$name.err"
+	guest_ftrace_shared "$cpus vCPU(s)" "$TMPD/$name.err" given
 	[ "$cpus" = 1 ] && check "--args: reboot(2)'s a0-a2 are its magic numbers and command" \
 		grep -qE ': sys_reboot\(0xfee1dead, 0x28121969, 0x1234567, ' "$TMPD/$name.txt"
 done

@@ -87,46 +87,8 @@ check "--trace '*', 2 vCPUs: $n events (over a million), every one counted writt
 check "--trace '*': free_initmem's call of an init function is there (e820__reallocate_tables: $e)" [ "$e" = 1 ]
 
 # The guest's own function and function_graph tracers on every function
-# while vmmtrace holds every slot (issue 37), 1 vCPU: QEMU 7.2's TCG on 2
-# vCPUs oopses on a stale int3 in about 1 boot in 8 when the guest turns
-# its function tracer off for every function, with vmmtrace or without it
-# (docs/TRACING.md).
-set -o pipefail
-timeout -k 5 600 "$VMMTRACE" boot "$KERNEL" --host qemu --cpus 1 --initrd "$INITRAMFS" \
-	--cmdline "vmmtrace.steps=ftrace-all" --trace '*' --console "$TMPD/both.con" </dev/null 2>"$TMPD/both.err" |
-	grep -v '^#' | gzip -1 >"$TMPD/both.txt.gz"
-rc=$?
-set +o pipefail
-tr -d '\r' <"$TMPD/both.con" >"$TMPD/both.console"
-step=$(grep -m1 '^VMMTRACE-STEP ftrace-all: ' "$TMPD/both.console")
-echo "INFO: both tracers: status $rc; ${step:-no ftrace-all line}; $(grep "^vmmtrace: trace: the guest's" "$TMPD/both.err")"
-check "both tracers, --trace '*': /init finished and the guest rebooted: status 0 (got $rc)" \
-	eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=1 failed=0' '$TMPD/both.console'"
-check "both tracers: the guest's function and function_graph tracers on every function: no 'ftrace failed to modify', no WARNING, no oops" \
-	eval "grep -q '^VMMTRACE-RESULT ftrace-all PASS' '$TMPD/both.console' && grep -qE 'ftrace_failed=0 warnings=0 oopses=0\$' <<<'$step'"
-fpid=$(sed -nE 's/.* function_pid=([0-9]+) .*/\1/p' <<<"$step")
-fcalls=$(sed -nE 's/.* function_calls=([0-9]+) .*/\1/p' <<<"$step")
-fmd5=$(sed -nE 's/.* function_md5=([0-9a-f]+) .*/\1/p' <<<"$step")
-fsorted=$(sed -nE 's/.* function_sorted_md5=([0-9a-f]+) .*/\1/p' <<<"$step")
-gpid=$(sed -nE 's/.* graph_pid=([0-9]+) .*/\1/p' <<<"$step")
-zcat "$TMPD/both.txt.gz" | trace_calls_of /dev/stdin "${fpid:-x}" >"$TMPD/dd1.calls"
-zcat "$TMPD/both.txt.gz" | trace_calls_of /dev/stdin "${gpid:-x}" >"$TMPD/dd2.calls"
-# The guest's list may end earlier (it stops tracing once dd's parent wakes): vmmtrace's first as many.
-vmd5=$(head -n "${fcalls:-0}" "$TMPD/dd1.calls" | md5sum | cut -d' ' -f1)
-vsorted=$(head -n "${fcalls:-0}" "$TMPD/dd1.calls" | sort | md5sum | cut -d' ' -f1)
-check "both tracers: the guest's function trace of dd (pid $fpid, $fcalls calls in task context) holds vmmtrace's calls, each with its parent ($(wc -l <"$TMPD/dd1.calls") in vmmtrace's)" \
-	eval "[ '${fcalls:-0}' -ge 1000 ] && [ '$vsorted' = '$fsorted' ] && [ \$(wc -l <'$TMPD/dd1.calls') -ge '$fcalls' ]"
-echo "INFO: both tracers: the same order too: $([ "$vmd5" = "$fmd5" ] && echo yes || echo "no (an interrupt fell between the two records of a call)")"
-for w in function graph; do
-	gn=$(sed -nE "s/.* ${w}_vfs_read=([0-9]+) .*/\1/p" <<<"$step")
-	vn=$(grep -c '^vfs_read <-' "$TMPD/$([ $w = function ] && echo dd1 || echo dd2).calls")
-	check "both tracers: dd's vfs_read calls under the guest's $w tracer: $gn in its trace, $vn in vmmtrace's" \
-		eval "[ '${gn:-0}' -ge 1 ] && [ '$gn' = '$vn' ]"
-done
-check "both tracers: vmmtrace saw the guest's ftrace change its code 4 times, its calls went on to the guest's tracer in over 10,000 slots, none given" \
-	grep -qE "^vmmtrace: trace: the guest's ftrace changed its code 4 times; of the slots vmmtrace held, [1-9][0-9]{4,} at most went on to its tracer \(0 at the end\), 0 at most were given to it \(0 at the end\)" "$TMPD/both.err"
-check "both tracers: nothing dropped, nothing rejected" \
-	eval "grep -qE '^vmmtrace: trace: [0-9]+ events .* 0 dropped' '$TMPD/both.err' && ! grep -q rejected '$TMPD/both.err'"
+# while vmmtrace holds every slot (issue 37; tests/lib.sh).
+both_tracers x86_64 "$KERNEL" "$INITRAMFS" 10000
 
 # Live attach on 2 busy vCPUs, the guest's own function tracer on getpriority
 # all along (issue 37): each attach takes its slot from the guest's call.

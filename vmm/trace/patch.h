@@ -41,7 +41,7 @@ struct patch_slot {
 };
 
 /*
- * The stub's chained entries (proto/trace.h VT_CFG_CHAIN; x86_64 only): a
+ * The stub's chained entries (proto/trace.h VT_CFG_CHAIN; x86_64, arm64): a
  * held slot the guest's own ftrace enabled towards target T calls entry k,
  * which records the call and goes on to targets[k] = T. n is 0 where the
  * stub has none: such a slot is then given to the guest's ftrace.
