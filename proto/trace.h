@@ -82,14 +82,16 @@
  */
 #define VT_CFG_CPU_MRS          176	/* u32 x 3 */
 /*
- * Version 7 (issue 37), x86_64 and arm64: the chained entries. A slot the guest's own
+ * Version 7 (issue 37): the chained entries. A slot the guest's own
  * ftrace enabled (`call T`, T its ftrace_caller or an ops trampoline) and
  * vmmtrace holds calls chain entry k instead, VT_CHAIN_STRIDE bytes apart
  * from VT_CFG_CHAIN: the stub records the call as from the slot, then
  * jumps to T, the k-th of VT_CFG_CHAIN_N targets at VT_CFG_CHAIN_TGT, with
  * every register and the stack as the slot's call left them. The image
  * holds the two offsets until the host fills the block; 0: no chained
- * entries (the riscv64 and loongarch64 stubs).
+ * entries. Each stub carries k through its body in bits its saved flags
+ * never use (x86_64: RFLAGS' upper half; arm64: x17's, DAIF; riscv64 and
+ * loongarch64: bits 40-45 of sstatus or CRMD, clear of riscv64's UXL).
  */
 #define VT_CFG_CHAIN            192	/* guest VA of chain entry 0 */
 #define VT_CFG_CHAIN_TGT        200	/* guest VA of the targets (u64 each, the host's) */

@@ -34,6 +34,10 @@
  * VT_CFG_PID_OFF, VT_CFG_COMM_OFF, VT_CFG_MIGR_OFF and VT_CFG_STACK_OFF are
  * offsets in that task.
  *
+ * A slot the guest's own ftrace enabled calls one of the chained entries
+ * (vt_stub_chain, issue 37): the same record, then on to the guest's
+ * target.
+ *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
  * the other stubs do (docs/TRACING.md "Call graphs"): a frame on the
  * task's shadow stack keeps t0, the caller's return address, and the
@@ -47,6 +51,8 @@
 
 #define CSR_CRMD	0x0
 #define CRMD_IE		0x4
+/* Chained entries (VT_CFG_CHAIN): how many distinct targets the guest's ftrace may have at once. */
+#define CHAIN_N		32
 
 
 	.text
@@ -60,7 +66,12 @@ cfg:
 	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
 .endif
 	.dword	vt_stub_doorbell - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
+	.fill	VT_CFG_CHAIN - VT_CFG_DOORBELL_PC - 8, 1, 0
+	/* The chained entries and their targets (VT_CFG_CHAIN, _TGT, _N; issue 37). */
+	.dword	vt_stub_chain - vt_stub_image
+	.dword	.Lchain_tgt - vt_stub_image
+	.word	CHAIN_N
+	.fill	VT_CFG_SIZE - VT_CFG_CHAIN_N - 4, 1, 0
 
 /*
  * r := the configuration block, pc-relative (pcaddi: pc + 4 * si20), so
@@ -224,6 +235,23 @@ cfg:
 	st.w	$t3, $t5, VT_REC_COMMIT
 
 .Ldone\kind:
+.if \kind == 0
+	/*
+	 * A chained entry's call (k + 1 in t6's bits 40-45; CRMD has 10):
+	 * its target, read before interrupts are back on (the host may give
+	 * entry k another once this CPU has left the stub), then on to it
+	 * with ra (the slot + 8) and t0 as the slot's `move t0, ra; bl` left
+	 * them; t1-t8 are free at a function's entry. t2 is 0 for any other
+	 * call.
+	 */
+	srli.d	$t2, $t6, 40
+	andi	$t2, $t2, 63
+	beqz	$t2, 5f
+	pcaddi	$t1, %pcrel_20(.Lchain_tgt)
+	alsl.d	$t1, $t2, $t1, 3
+	ld.d	$t2, $t1, -8
+5:
+.endif
 	andi	$t6, $t6, CRMD_IE
 	li.w	$t7, CRMD_IE
 	csrxchg	$t6, $t7, CSR_CRMD		/* IE as it was at entry */
@@ -232,9 +260,11 @@ cfg:
 	ld.d	$s2, $sp, 16
 .if \kind == 0
 	addi.d	$sp, $sp, 32
+	bnez	$t2, 6f
 	move	$t1, $ra			/* slot + 8 */
 	move	$ra, $t0			/* the caller's return address, or the hook */
 	jr	$t1
+6:	jr	$t2
 .else
 	addi.d	$sp, $sp, 48
 	move	$ra, $t0
@@ -264,6 +294,7 @@ vt_stub_entry:
 	li.w	$t7, CRMD_IE
 	csrxchg	$t6, $t7, CSR_CRMD		/* t6: CRMD at entry; IE cleared */
 	CFG_BASE $s0				/* s0: the configuration block */
+.Lentry_record:
 	RECORD	0
 
 	/*
@@ -487,6 +518,40 @@ vt_stub_return:
 	 * slower while the breakpoint shared the stub's page. QEMU's page is
 	 * 16 KiB for LoongArch (TARGET_PAGE_BITS 14).
 	 */
+	/*
+	 * The chained entries (VT_CFG_CHAIN): entry k is called from a slot
+	 * the guest's own ftrace enabled towards target k (`move t0, ra; bl`
+	 * as its own call). It marks t6 with k + 1 (bits 40-45) and records
+	 * the call as the entry does, leaving at .Ldone0, to target k.
+	 */
+	.balign	VT_CHAIN_STRIDE
+	.globl	vt_stub_chain
+vt_stub_chain:
+	.set	.Lk, 1
+	.rept	CHAIN_N
+	addi.d	$sp, $sp, -32
+	li.w	$t2, .Lk
+	b	.Lchain_common
+	.org	vt_stub_chain + .Lk * VT_CHAIN_STRIDE	/* fails if an entry outgrew its stride */
+	.set	.Lk, .Lk + 1
+	.endr
+.Lchain_common:
+	st.d	$s0, $sp, 0
+	st.d	$s1, $sp, 8
+	st.d	$s2, $sp, 16
+	move	$t6, $zero
+	li.w	$t7, CRMD_IE
+	csrxchg	$t6, $t7, CSR_CRMD		/* t6: CRMD at entry; IE cleared */
+	slli.d	$t2, $t2, 40
+	or	$t6, $t6, $t2
+	CFG_BASE $s0
+	b	.Lentry_record
+
+	/* Their targets, written by the host while every vCPU is paused. */
+	.balign	8
+.Lchain_tgt:
+	.fill	CHAIN_N, 8, 0
+
 	.balign	16384
 	.globl	vt_stub_doorbell
 vt_stub_doorbell:

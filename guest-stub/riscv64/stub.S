@@ -32,6 +32,10 @@
  * instructions per traced call on the common path, the slot's two
  * included (bench/stub-insns).
  *
+ * A slot the guest's own ftrace enabled calls one of the chained entries
+ * (vt_stub_chain, issue 37): the same record by the general way, then on
+ * to the guest's target; the common path does not change for them.
+ *
  * With --graph (VT_CFG_GRAPH) an entry also hooks the call's return, as
  * the x86_64 and arm64 stubs do (docs/TRACING.md "Call graphs"): a frame on
  * the task's shadow stack keeps ra, and ra becomes vt_stub_return, which
@@ -44,6 +48,8 @@
 
 /* The record's flags: their low byte (every VT_REC_FLAG_*), then migration_disabled. */
 #define REC_FLAGS	(VT_REC_CPU_FLAGS + 2)
+/* Chained entries (VT_CFG_CHAIN): how many distinct targets the guest's ftrace may have at once. */
+#define CHAIN_N		32
 .if VT_REC_FLAG_HOOKED > 0x80 || VT_REC_MIGR_SHIFT != 8
 	.error "the record's flags no longer fit their first byte"
 .endif
@@ -61,7 +67,12 @@ cfg:
 	.error "VT_CFG_DOORBELL_PC no longer follows VT_CFG_RETURN"
 .endif
 	.dword	vt_stub_doorbell - vt_stub_image
-	.fill	VT_CFG_SIZE - VT_CFG_DOORBELL_PC - 8, 1, 0
+	.fill	VT_CFG_CHAIN - VT_CFG_DOORBELL_PC - 8, 1, 0
+	/* The chained entries and their targets (VT_CFG_CHAIN, _TGT, _N; issue 37). */
+	.dword	vt_stub_chain - vt_stub_image
+	.dword	.Lchain_tgt - vt_stub_image
+	.word	CHAIN_N
+	.fill	VT_CFG_SIZE - VT_CFG_CHAIN_N - 4, 1, 0
 
 /*
  * Where a task keeps its shadow stack: SHADOW_HASH (proto/trace.h, the
@@ -231,6 +242,24 @@ cfg:
 	sw	t3, VT_REC_COMMIT(t5)
 
 .Ldone\kind:
+.if \kind == 0
+	/*
+	 * A chained entry's call (k + 1 in t6's bits 40-45, which sstatus
+	 * leaves 0: its UXL is bits 32-33, SD bit 63; SIE is bit 1):
+	 * its target, read before interrupts are back on (the host may give
+	 * entry k another once this CPU has left the stub), then on to it
+	 * with t0 (the slot + 8) and ra as the slot's call left them; t1-t6
+	 * are free at a function's entry. t2 is 0 for any other call.
+	 */
+	srli	t2, t6, 40
+	andi	t2, t2, 63
+	beqz	t2, 5f
+	lla	t1, .Lchain_tgt
+	slli	t2, t2, 3
+	add	t1, t1, t2
+	ld	t2, -8(t1)
+5:
+.endif
 	andi	t6, t6, 2
 	csrs	sstatus, t6
 	ld	s0, 0(sp)
@@ -238,7 +267,9 @@ cfg:
 	ld	s2, 16(sp)
 .if \kind == 0
 	addi	sp, sp, 32
+	bnez	t2, 6f
 	jr	t0
+6:	jr	t2
 .else
 	addi	sp, sp, 48
 	ret					/* ra: where the function returns to */
@@ -682,6 +713,35 @@ vt_stub_return:
 	 * so the guest cannot go on. Stop it where its oops names the stub.
 	 */
 	unimp
+
+	/*
+	 * The chained entries (VT_CFG_CHAIN): entry k is called from a slot
+	 * the guest's own ftrace enabled towards target k (`auipc t0; jalr
+	 * t0` as its own call). It marks t6 with k + 1 (bits 40-45) and takes the general
+	 * way (RECORD 0), which checks each field (the common path stays as
+	 * it was) and leaves at .Ldone0, to target k.
+	 */
+	.balign	VT_CHAIN_STRIDE
+	.globl	vt_stub_chain
+vt_stub_chain:
+	.set	.Lk, 1
+	.rept	CHAIN_N
+	csrrci	t6, sstatus, 2
+	li	t1, .Lk
+	j	.Lchain_common
+	.org	vt_stub_chain + .Lk * VT_CHAIN_STRIDE	/* fails if an entry outgrew its stride */
+	.set	.Lk, .Lk + 1
+	.endr
+.Lchain_common:
+	slli	t1, t1, 40
+	or	t6, t6, t1
+	lla	t1, cfg
+	j	.Lgeneral
+
+	/* Their targets, written by the host while every vCPU is paused. */
+	.balign	8
+.Lchain_tgt:
+	.fill	CHAIN_N, 8, 0
 
 	/*
 	 * The doorbell on a page of its own: QEMU runs every instruction of a

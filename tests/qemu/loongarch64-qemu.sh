@@ -16,8 +16,7 @@
 #    each worker's pid, none dropped, drained at dozens of doorbells; the
 #    guest's own function tracer after the hand-over records its 3 getpid
 #    events with no "ftrace failed to modify" and no WARNING, vmmtrace
-#    holding getpid too (it gives the slot to the guest's tracer while that
-#    is on, issue 37); the counter's
+#    holding getpid too (its call goes on to the guest's tracer, issue 37); the counter's
 #    rate (100 MHz, QEMU's constant timer) against the guest's own clock:
 #    a worker's first-to-last span in the trace lies within the time the
 #    worker measured itself; --args shows reboot(2)'s magic numbers;
@@ -89,7 +88,7 @@ for cpus in 1 2; do
 	done <<<"$workers"
 	check "$cpus vCPU(s): the guest's own ftrace after the hand-over: 3 events, no 'ftrace failed to modify', no WARNING" \
 		grep -qx 'CINIT-FTRACE func=sys_getpid events=3 ftrace_failed=0 warnings=0 loops=0 ns=[0-9]*' "$TMPD/$name.con"
-	guest_ftrace_shared "$cpus vCPU(s)" "$TMPD/$name.err" given
+	guest_ftrace_shared "$cpus vCPU(s)" "$TMPD/$name.err"
 	[ "$cpus" = 1 ] && check "--args: reboot(2)'s a0-a2 are its magic numbers and command" \
 		grep -qE ': sys_reboot\(0xfee1dead, 0x28121969, 0x1234567, ' "$TMPD/$name.txt"
 done

@@ -41,10 +41,10 @@ struct patch_slot {
 };
 
 /*
- * The stub's chained entries (proto/trace.h VT_CFG_CHAIN; x86_64, arm64): a
+ * The stub's chained entries (proto/trace.h VT_CFG_CHAIN, every arch's): a
  * held slot the guest's own ftrace enabled towards target T calls entry k,
- * which records the call and goes on to targets[k] = T. n is 0 where the
- * stub has none: such a slot is then given to the guest's ftrace.
+ * which records the call and goes on to targets[k] = T. With no entry
+ * left (n targets at once) such a slot is given to the guest's ftrace.
  */
 struct patch_chain {
 	uint64_t va;			/* entry 0's guest VA */

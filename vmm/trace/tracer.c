@@ -314,7 +314,7 @@ out:
 }
 
 /*
- * The stub's chained entries (x86_64, arm64), which let a slot the guest's ftrace
+ * The stub's chained entries, which let a slot the guest's ftrace
  * enabled be held too: their table is in the stub's code, as its
  * configuration says.
  */
