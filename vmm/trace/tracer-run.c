@@ -276,7 +276,6 @@ static int guest_ftrace_leave_fn(struct tracer *t, void *arg)
 	return 0;
 }
 
-
 static int free_init_fn(struct tracer *t, void *arg)
 {
 	(void)arg;
