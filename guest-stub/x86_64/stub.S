@@ -86,65 +86,7 @@ cfg:
 	.long	CHAIN_N
 	.fill	VT_CFG_SIZE - VT_CFG_CHAIN_N - 4, 1, 0
 
-/*
- * Where the task in r10 keeps its shadow stack: SHADOW_HASH (proto/trace.h,
- * the host's hash too; clobbers rdx) puts its hash in h, SHADOW_TABLE the
- * address of table h (modulo their number) in t. Callers probe h, h + 1, ...
- * as far as SHADOW_REACH puts in n: how many tables from the home table
- * (VT_SHADOW_REACH, at most VT_SHADOW_PROBE) a task whose hash leads there
- * may own.
- */
-.macro SHADOW_TABLE h, t
-	movq	\h, \t
-	andq	cfg+VT_CFG_SHADOW_MASK(%rip), \t
-	shlq	$VT_SHADOW_SHIFT, \t
-	addq	cfg+VT_CFG_SHADOW(%rip), \t
-.endm
-.macro SHADOW_REACH n, home
-	movq	VT_SHADOW_REACH(\home), \n
-	cmpq	$VT_SHADOW_PROBE, \n
-	jbe	.Lreach\@
-	movq	$VT_SHADOW_PROBE, \n
-.Lreach\@:
-.endm
-
-/*
- * A lossless ring is full (its header in hdr): ring the doorbell, the host
- * drains the ring before this vCPU runs again, and go on after the macro.
- * At vt_stub_doorbell r8 is the ring's header, eax its number and edx the
- * port (the host's protocol); rcx where to go on. Clobbers rax and rdx.
- */
-.macro DOORBELL hdr
-	pushq	%rcx
-	pushq	%r8
-	movq	\hdr, %r8
-	movq	\hdr, %rax
-	subq	cfg+VT_CFG_RING_HDRS(%rip), %rax
-	shrq	$VT_HDR_SHIFT, %rax
-	movl	cfg+VT_CFG_DOORBELL(%rip), %edx
-	leaq	.Lrang\@(%rip), %rcx
-	jmp	vt_stub_doorbell
-.Lrang\@:
-	popq	%r8
-	popq	%rcx
-.endm
-
-/*
- * Reserves a record on the ring whose header is in r10 against the limit
- * at lim: rax the index, r11 index + 1 (the commit marker); to full when
- * the ring holds lim records.
- */
-.macro RESERVE lim, full
-	movq	VT_HDR_HEAD(%r10), %rax
-.Lreserve\@:
-	movq	%rax, %rdx
-	subq	VT_HDR_TAIL(%r10), %rdx
-	cmpq	\lim, %rdx
-	jae	\full
-	leaq	1(%rax), %r11
-	lock cmpxchgq %r11, VT_HDR_HEAD(%r10)
-	jne	.Lreserve\@
-.endm
+#include "guest-stub/x86_64/stub-macros.S"
 
 	.globl	vt_stub_entry
 vt_stub_entry:
@@ -797,37 +739,7 @@ vt_stub_return:
 	 */
 	ud2
 
-	/*
-	 * The chained entries (VT_CFG_CHAIN): entry k is called from a slot
-	 * the guest's own ftrace enabled towards target k. It marks its saved
-	 * RFLAGS with k + 1 and takes the general way, which checks each field
-	 * (the common path stays as it was) and leaves through
-	 * .Lentry_out_chained, to target k. The frame is the entry's.
-	 */
-	.balign	VT_CHAIN_STRIDE
-	.globl	vt_stub_chain
-vt_stub_chain:
-	.set	.Lk, 1
-	.rept	CHAIN_N
-	pushfq
-	movl	$.Lk, 4(%rsp)
-	jmp	.Lchain_common
-	.org	vt_stub_chain + .Lk * VT_CHAIN_STRIDE, 0xcc	/* fails if an entry outgrew its stride */
-	.set	.Lk, .Lk + 1
-	.endr
-.Lchain_common:
-	cli
-	pushq	%rax
-	pushq	%rdx
-	pushq	%rsi
-	jmp	.Lgeneral
-
-	/* Their targets, written by the host while every vCPU is paused. */
-	.balign	8
-	.globl	vt_stub_chain_tgt
-vt_stub_chain_tgt:
-.Lchain_tgt:
-	.fill	CHAIN_N, 8, 0
+#include "guest-stub/x86_64/stub-chain.S"
 
 	/*
 	 * The doorbell (eax: the ring, r8: its header, edx: the port, rcx:

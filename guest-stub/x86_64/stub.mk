@@ -6,7 +6,7 @@ STUB_OBJ := $(STUB_DIR)/stub.o
 STUB_BIN := $(STUB_DIR)/stub.bin
 STUB_EMB := $(STUB_DIR)/stub-embed.o
 
-$(STUB_OBJ): guest-stub/x86_64/stub.S proto/trace.h
+$(STUB_OBJ): guest-stub/x86_64/stub.S guest-stub/x86_64/stub-macros.S guest-stub/x86_64/stub-chain.S proto/trace.h
 	@mkdir -p $(dir $@)
 	$(CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
 

@@ -304,7 +304,8 @@ void patch_sync(struct patch_set *ps, struct patch_result *res)
 		ps->given = res->given;
 }
 
-void patch_restore_all(struct patch_set *ps, struct patch_result *res)
+/* Every slot holding our call back to the bytes before it: the compiler's (orig) or the guest's (saved). */
+static void patch_put_back(struct patch_set *ps, int orig, struct patch_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	for (size_t i = 0; i < ps->count; i++) {
@@ -315,29 +316,21 @@ void patch_restore_all(struct patch_set *ps, struct patch_result *res)
 		patch_ctx(ps, s);
 		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ENABLED)
 			patch_foreign(s, res);
-		else if (patch_write(ps, s, s->orig, res))
+		else if (patch_write(ps, s, orig ? s->orig : s->saved, res))
 			continue;	/* still ours: the host could not write it */
 		s->enabled = 0;
 		s->chain = 0;
 	}
 }
 
+void patch_restore_all(struct patch_set *ps, struct patch_result *res)
+{
+	patch_put_back(ps, 1, res);
+}
+
 void patch_release_all(struct patch_set *ps, struct patch_result *res)
 {
-	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < ps->count; i++) {
-		struct patch_slot *s = &ps->slots[i];
-
-		if (s->dead || !s->enabled)
-			continue;
-		patch_ctx(ps, s);
-		if (slot_classify(ps->ops, &ps->ctx, s->hva, NULL) != SLOT_ENABLED)
-			patch_foreign(s, res);
-		else if (patch_write(ps, s, s->saved, res))
-			continue;	/* still ours: the host could not write it */
-		s->enabled = 0;
-		s->chain = 0;
-	}
+	patch_put_back(ps, 0, res);
 	/* No slot calls a chained entry now, and no vCPU is inside one (the change set's quiesce). */
 	ps->chain.used = 0;
 }
