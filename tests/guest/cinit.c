@@ -32,6 +32,9 @@
  * getpriority, "VMMTRACE-STEP mark-loop: running cpu=<cpu>" after the
  * first 64, "MARKLOOP cpu=<cpu> iterations=<n>" at the end; a host test
  * attaches and detaches meanwhile (tests/qemu/loongarch64-qemu.sh).
+ * With ftraceall=1 there, the guest's own function and function_graph
+ * tracers on every function around a read of /proc/version each (see
+ * ftrace_all()), before FUNC's.
  * Then "CINIT: done" and a reboot (QEMU, run with -no-reboot, exits), or
  * with poweroff=1 there a power-off.
  */
@@ -47,6 +50,7 @@
 #define O_TRUNC_ 01000
 #define SIGCHLD_ 17
 #define SYSLOG_READ_ALL 3
+#define SYSLOG_CLEAR 5
 #define TCSBRK_ 0x5409		/* asm-generic/ioctls.h; with argument 1: tcdrain */
 
 static char buf[256 << 10];
@@ -192,6 +196,149 @@ static void ftrace(const char *func, long floops)
 	rt_write(1, line, (unsigned long)(p - line));
 }
 
+/* A child that reads /proc/version 512 bytes at a time, as dd does; its pid once it has exited. */
+static long read_version(void)
+{
+	long pid = rt_syscall6(__NR_clone, SIGCHLD_, 0, 0, 0, 0, 0), fd;
+	char b[512];
+	int status;
+
+	if (pid == 0) {
+		fd = rt_syscall4(__NR_openat, AT_FDCWD_, (long)"/proc/version", O_RDONLY_, 0);
+		while (fd >= 0 && rt_syscall(__NR_read, fd, (long)b, sizeof(b)) > 0)
+			;
+		rt_syscall(__NR_exit, 0, 0, 0);
+	}
+	if (pid > 0)
+		rt_syscall4(__NR_wait4, pid, (long)&status, 0, 0);
+	return pid;
+}
+
+/*
+ * Each line of the guest's trace that names task -PID, after tag, to the
+ * kernel log (its console writes are synchronous; loongarch64's UART
+ * without an interrupt passes a tty's bytes at about 1 KB/s), else to
+ * stdout. The kernel command line says printk.devkmsg=on.
+ */
+static void trace_lines_of(const char *tag, long pid)
+{
+	long fd = rt_syscall4(__NR_openat, AT_FDCWD_, (long)"/sys/kernel/tracing/trace", O_RDONLY_, 0);
+	long out, have = 0, n, start, taglen = (long)rt_strlen(tag);
+	char needle[24], *q = rt_utoa(rt_puts(needle, "-"), (unsigned long)pid), line[640];
+	unsigned long k;
+
+	rt_syscall4(__NR_mknodat, AT_FDCWD_, (long)"/dev/kmsg", 0020600, 1 << 8 | 11);	/* S_IFCHR, 1:11 */
+	out = rt_syscall4(__NR_openat, AT_FDCWD_, (long)"/dev/kmsg", O_WRONLY_, 0);
+	q = rt_puts(q, " ");
+	*q = 0;
+	k = rt_strlen(needle);
+	while (fd >= 0 && (n = rt_syscall(__NR_read, fd, (long)(buf + have), (long)(sizeof(buf) - 1 - have))) > 0) {
+		have += n;
+		start = 0;
+		for (long i = 0; i < have; i++) {
+			long len = i - start, hit = 0;
+
+			if (buf[i] != '\n')
+				continue;
+			for (long j = start; !hit && j + (long)k <= i; j++) {
+				unsigned long m = 0;
+
+				while (m < k && buf[j + m] == needle[m])
+					m++;
+				hit = m == k;
+			}
+			if (hit && taglen + len + 1 <= (long)sizeof(line)) {
+				for (long j = 0; j < taglen; j++)
+					line[j] = tag[j];
+				for (long j = 0; j <= len; j++)
+					line[taglen + j] = buf[start + j];
+				rt_write(out >= 0 ? (int)out : 1, line, (unsigned long)(taglen + len + 1));
+			}
+			start = i + 1;
+		}
+		for (long j = start; j < have; j++)
+			buf[j - start] = buf[j];
+		have -= start;
+		if (have == (long)sizeof(buf) - 1)
+			have = 0;	/* no line is that long: drop it */
+	}
+	if (fd >= 0)
+		rt_syscall(__NR_close, fd, 0, 0);
+	if (out >= 0)
+		rt_syscall(__NR_close, out, 0, 0);
+}
+
+/* The kernel log's ftrace failures, warnings and oopses since the last call, added to n[3]; -1 without a log. */
+static long log_scan(unsigned long n[3])
+{
+	long len = rt_syscall(__NR_syslog, SYSLOG_READ_ALL, (long)buf, sizeof(buf) - 1);
+
+	if (len < 0)
+		return len;
+	n[0] += count_lines(len, "ftrace failed to modify");
+	n[1] += count_lines(len, "WARNING: CPU");
+	n[2] += count_lines(len, "general protection") + count_lines(len, "BUG: ") + count_lines(len, "Oops");
+	rt_syscall(__NR_syslog, SYSLOG_CLEAR, 0, 0);	/* the trace lines that follow go there too */
+	return 0;
+}
+
+/*
+ * ftraceall=1: the guest's own function tracer on every function around a
+ * read_version() child, then its function_graph tracer around another,
+ * while vmmtrace may hold every slot (issue 37; busybox's /init step
+ * ftrace-all does the same). Prints both children's trace lines
+ * ("CINIT-TRACE f " and "CINIT-TRACE g " in the kernel log, for the host
+ * to compare with its own trace) and "CINIT-FTRACE-ALL function_pid=<p> graph_pid=<g>
+ * refused=<0|1> ftrace_failed=<n> warnings=<n> oopses=<n>" from the
+ * kernel log.
+ */
+static void ftrace_all(void)
+{
+	const char *t = "/sys/kernel/tracing/";
+	char line[256], path[64], *p = line;
+	long fpid = 0, gpid = 0, refused = 0, nolog = 0;
+	unsigned long n[3] = { 0, 0, 0 };
+
+#define TRACEFS(file) (rt_puts(rt_puts(path, t), file)[0] = 0, path)
+	rt_syscall6(__NR_mount, (long)"tracefs", (long)"/sys/kernel/tracing", (long)"tracefs", 0, 0, 0);
+	put(TRACEFS("tracing_on"), "0");
+	put(TRACEFS("set_ftrace_filter"), "");	/* O_TRUNC: every function */
+	put(TRACEFS("trace"), "");
+	if (put(TRACEFS("current_tracer"), "function")) {
+		refused = 1;
+	} else {
+		put(TRACEFS("tracing_on"), "1");
+		fpid = read_version();
+		put(TRACEFS("tracing_on"), "0");
+		nolog |= log_scan(n);
+		trace_lines_of("CINIT-TRACE f ", fpid);
+		put(TRACEFS("current_tracer"), "nop");
+		put(TRACEFS("trace"), "");
+		if (put(TRACEFS("current_tracer"), "function_graph")) {
+			refused = 1;
+		} else {
+			put(TRACEFS("trace_options"), "funcgraph-proc");
+			put(TRACEFS("tracing_on"), "1");
+			gpid = read_version();
+			put(TRACEFS("tracing_on"), "0");
+			nolog |= log_scan(n);
+			trace_lines_of("CINIT-TRACE g ", gpid);
+			put(TRACEFS("trace_options"), "nofuncgraph-proc");
+		}
+		put(TRACEFS("current_tracer"), "nop");
+	}
+#undef TRACEFS
+	nolog |= log_scan(n);
+	p = kv(p, "CINIT-FTRACE-ALL function_pid=", (unsigned long)fpid);
+	p = kv(p, " graph_pid=", (unsigned long)gpid);
+	p = kv(p, " refused=", (unsigned long)refused);
+	p = kv(p, " ftrace_failed=", n[0]);
+	p = kv(p, " warnings=", n[1]);
+	p = kv(p, " oopses=", n[2]);
+	p = rt_puts(p, nolog ? " (no kernel log)\n" : "\n");
+	rt_write(1, line, (unsigned long)(p - line));
+}
+
 static void loop_line(const char *what, long floops)
 {
 	unsigned long ns, calls = prio_loop(floops, &ns);
@@ -331,6 +478,8 @@ int rt_main(long *sp)
 			markloop(c, env_num(sp, "markloop"));
 	while (rt_syscall4(__NR_wait4, -1, (long)&status, 0, 0) > 0)
 		;
+	if (env_num(sp, "ftraceall") > 0)
+		ftrace_all();
 	if (argc > 5)
 		bench_rounds(argv[3], atol_(argv[4]), atol_(argv[5]), argc > 6 ? argv[6] : "function");
 	else if (argc > 3)

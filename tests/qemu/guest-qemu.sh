@@ -22,7 +22,10 @@
 # The same for the lean riscv64 kernels (with and without
 # STRICT_KERNEL_RWX), whose initramfs has no busybox
 # (Debian 12 has no riscv64 packages): /init is tests/guest/cinit.c,
-# which runs the workers and the hand-off check itself.
+# which runs the workers and the hand-off check itself; on the strict one
+# also the guest's own function and function_graph tracers on every
+# function while vmmtrace holds every slot, the guest's calls equal to
+# vmmtrace's (issue 37, as arm64's both_tracers).
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 A64=$VMMTRACE_CACHE/lean-arm64/Image
@@ -61,6 +64,9 @@ check "arm64-nopad --graph: status 0 (got $rc); paging_init's and setup_arch's b
 	eval "[ $rc = 0 ] && grep -A3 'setup_arch() {' '$TMPD/nopad-graph.txt' | tr -d '\n' | grep -qE 'paging_init\(\);.*[0-9] us \|  \}.*trap_init\(\);'"
 
 riscv_checks riscv64 "$RV"
+# The guest's own function and function_graph tracers on every function
+# while vmmtrace holds every slot (issue 37; tests/lib.sh).
+both_tracers riscv64 "$RV" "$INITRAMFS_RV" 5000 cinit
 
 # A riscv64 kernel without STRICT_KERNEL_RWX (as embedded configurations
 # build it): no padding below __init_begin, so the stub goes past the

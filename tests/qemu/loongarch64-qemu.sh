@@ -24,6 +24,9 @@
 #    and the timer softirq, every block closed at its depth, 20 returned
 #    by each getpriority; --graph --trace '*' to the reboot; 150 sleepers
 #    holding shadow stacks at once;
+#  - the guest's own function, then function_graph, tracer on every
+#    function around a read of /proc/version while vmmtrace holds every
+#    slot: no ftrace_bug, the guest's calls equal vmmtrace's (issue 37);
 #  - live attach: ATTACH_CYCLES (20) attach/detach cycles on 2 busy vCPUs
 #    (cinit's markloop), every window exact, the slots' bytes as before;
 #  - a kernel with a device tree built in (lean-loongarch64-dtb), which
@@ -112,6 +115,9 @@ all=$(grep -cE 'sys_getpriority\(\);|\} /\* sys_getpriority ' "$TMPD/graph.txt")
 check "--graph: $want getpriority returns, each 20 (got $got of $all)" eval "[ $got = $want ] && [ $all = $want ]"
 graph_star "$LA" "$INITRAMFS_LA" "-- $GLOOPS 2" '^CINIT: done'
 graph_sleepers "$LA" "$INITRAMFS_LA" "sleepers=150 -- 0 1" '^CINIT-SLEEPERS n=150'
+# The guest's own function and function_graph tracers on every function
+# while vmmtrace holds every slot (issue 37; tests/lib.sh).
+both_tracers loongarch64 "$LA" "$INITRAMFS_LA" 5000 cinit
 echo "INFO: graph: $(($(date +%s) - t0)) s"
 
 # Live attach on 2 busy vCPUs: the markers traced for the whole boot,

@@ -22,7 +22,7 @@
 #    each around a dd: no "ftrace failed to modify", no WARNING, no oops;
 #    the guest's trace of the first dd is vmmtrace's, call for call and
 #    parent for parent, and both count dd's vfs_read calls alike;
-#  - live attach: ATTACH_CYCLES (10) attach/detach cycles on 2 busy vCPUs
+#  - live attach: ATTACH_CYCLES (20) attach/detach cycles on 2 busy vCPUs
 #    while the guest's own function tracer is on getpriority, every window
 #    exact (attach_check.py), the slots' bytes restored to the guest's (its
 #    call at getpriority), stop ends it with 0.
@@ -35,7 +35,7 @@ KERNEL=${X86_KERNEL:-$LEAN_BZIMAGE}
 require_file "$KERNEL"
 require_file "$INITRAMFS"
 LOOPS=${LOOPS:-2000}
-CYCLES=${ATTACH_CYCLES:-10}
+CYCLES=${ATTACH_CYCLES:-20}
 
 for cpus in 1 2; do
 	name=cpus$cpus
@@ -107,6 +107,7 @@ digest0=$(sed -n 's/^slot bytes digest: //p' "$TMPD/status0")
 start=$(date +%s)
 attach_cycles "$SOCK" "$CYCLES" __x64_sys_
 echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
+guest_call_check "$SOCK" __x64_sys_getpriority "$TMPD/console"
 attach_cycles_check "$SOCK" "$digest0" "$vt"
 attach_windows_check 2
 check "the guest's function tracer was on getpriority all along" grep -q '^VMMTRACE-RESULT ftrace-on PASS' "$TMPD/console"

@@ -462,6 +462,15 @@ static void x86_init_and_scan(struct fake *k)
  */
 #define CHAIN (STUB + 0x400)
 #define OTHER2 (V + 0x980)
+/* patch_describe's line for f holds want. */
+static void describe_check(struct fake *k, int f, const char *want)
+{
+	char line[512];
+
+	patch_describe(&k->ps, (size_t)(slot_of(k, f) - k->ps.slots), line, sizeof(line));
+	CHECK(strstr(line, want) != NULL, "describe: '%s' has '%s'", line, want);
+}
+
 static void test_x86_guest_ftrace(void)
 {
 	struct fake *k = calloc(1, sizeof(*k));
@@ -504,6 +513,9 @@ static void test_x86_guest_ftrace(void)
 	CHECK(slot_of(k, F_B)->chain == 1 && slot_of(k, F_C)->chain == 2 && slot_of(k, F_IBT)->chain == 1 &&
 	      !slot_of(k, F_A)->chain, "b and ibt share entry 0 (OTHER), c has entry 1 (OTHER2)");
 	CHECK(targets[0] == OTHER && targets[1] == OTHER2, "the stub's table names the guest's targets");
+	describe_check(k, F_A, "slot fn_a 0x");
+	describe_check(k, F_A, ": vmmtrace's call of its stub, in place of the guest's NOP");
+	describe_check(k, F_C, ": vmmtrace's call of its chained entry 1, which goes on to 0x");
 	{
 		uint8_t b[5];
 
@@ -544,6 +556,7 @@ static void test_x86_guest_ftrace(void)
 		x86_call(b, slot_va(k, F_C), OTHER2);
 		CHECK(!memcmp(slot_mem(k, slot_va(k, F_C)), b, 5), "c keeps the guest's call");
 	}
+	describe_check(k, F_C, "; held, but given to the guest's ftrace");
 	/* A slot calling one of our entries that we did not write is foreign, never chained to itself. */
 	patch_release_all(&k->ps, &k->res);
 	x86_call(slot_mem(k, slot_va(k, F_A)), slot_va(k, F_A), CHAIN + 16);
@@ -554,6 +567,8 @@ static void test_x86_guest_ftrace(void)
 	CHECK(unwant_all(k, "*") == 4 && k->ps.held == 0, "every claim dropped");
 	sync_check(k, "detach: b, c and ibt released", 3, 0, 0, 0, 0);
 	CHECK(!memcmp(slot_mem(k, slot_va(k, F_B)), want_b, 5), "b: the guest's call, as it wrote it");
+	describe_check(k, F_B, ": the guest's call of 0x");
+	describe_check(k, F_A, ": vmmtrace's call of its chained entry 1");	/* what it holds, whoever wrote it */
 	{
 		uint8_t b[5];
 

@@ -48,7 +48,7 @@ int cmd_detach(int argc, char **argv)
 
 int cmd_status(int argc, char **argv)
 {
-	return control_run("status", argc, argv, VT_CTL_STATUS, 0);
+	return control_run("status", argc, argv, VT_CTL_STATUS, 1);
 }
 
 int cmd_nmi(int argc, char **argv)

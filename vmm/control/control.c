@@ -395,6 +395,7 @@ static void ctl_detach(struct ctl_conn *c)
 static void ctl_status(struct ctl_conn *c)
 {
 	struct host *h = c->ctl->host;
+	struct filter pats;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -403,10 +404,18 @@ static void ctl_status(struct ctl_conn *c)
 		ctl_replyf(c, -ENOMEM, "out of memory");
 		return;
 	}
+	if (ctl_parse_patterns(c, &pats)) {
+		fclose(f);
+		free(buf);
+		return;
+	}
 	fprintf(f, "host: %s\nvcpus: %u\n", h->name, h->ncpus);
 	if (h->ops->describe)
 		h->ops->describe(h, f);
 	tracer_status(c->ctl->t, f);
+	if (pats.includes)
+		tracer_status_slots(c->ctl->t, &pats, f);
+	filter_destroy(&pats);
 	fclose(f);
 	ctl_queue(c, VT_CTL_REPLY, 0, buf, len);
 	free(buf);

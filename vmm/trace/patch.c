@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,4 +384,91 @@ static int slot_cmp(const void *key, const void *elem)
 const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va)
 {
 	return bsearch(&va, ps->slots, ps->count, sizeof(*ps->slots), slot_cmp);
+}
+
+/* "0xADDR (SYMBOL+0xOFF)", or "0xADDR (outside the kernel's symbols)". */
+static void patch_name_target(const struct patch_set *ps, uint64_t target, char *buf, size_t len)
+{
+	uint64_t off = 0;
+	const struct symbol *sym = ps->syms ? symtab_find_addr(ps->syms, target, &off) : NULL;
+	uint64_t ext = sym ? symtab_extent(ps->syms, sym) : 0;
+
+	if (sym && (off == 0 || off < ext))
+		snprintf(buf, len, "0x%llx (%s+0x%llx)", (unsigned long long)target,
+			 symtab_name(ps->syms, sym), (unsigned long long)off);
+	else
+		snprintf(buf, len, "0x%llx (outside the kernel's symbols)", (unsigned long long)target);
+}
+
+/* What bytes hold, at ctx's slot, in words: "the guest's NOP", "the guest's call of T", ... */
+static void patch_name_bytes(const struct patch_set *ps, const struct slot_ctx *ctx, const uint8_t *bytes,
+			     char *buf, size_t len)
+{
+	uint64_t target = 0;
+	enum slot_state st = slot_classify(ps->ops, ctx, bytes, &target);
+	char tgt[160];
+	size_t o;
+
+	patch_name_target(ps, target, tgt, sizeof(tgt));
+	switch (st) {
+	case SLOT_ORIGINAL:
+		if (ps->ops->arch == SLOT_ARCH_X86_64)
+			snprintf(buf, len, "the compiler's call of %s", tgt);
+		else
+			snprintf(buf, len, "the compiler's bytes");
+		break;
+	case SLOT_DISABLED:
+		snprintf(buf, len, "the guest's NOP");
+		break;
+	case SLOT_ENABLED:
+		snprintf(buf, len, "vmmtrace's call of its stub");
+		break;
+	case SLOT_ENABLED_ELSEWHERE:
+		if (patch_is_ours(ps, target))
+			snprintf(buf, len, "vmmtrace's call of its chained entry %llu",
+				 (unsigned long long)((target - ps->chain.va) / ps->chain.stride));
+		else
+			snprintf(buf, len, "the guest's call of %s", tgt);
+		break;
+	default:
+		o = (size_t)snprintf(buf, len, "bytes neither vmmtrace nor the guest's ftrace wrote (");
+		for (unsigned b = 0; b < ps->ops->layout->slot_bytes && o + 4 < len; b++)
+			o += (size_t)snprintf(buf + o, len - o, b ? " %02x" : "%02x", bytes[b]);
+		if (o + 2 < len)
+			snprintf(buf + o, len - o, ")");
+		break;
+	}
+}
+
+void patch_describe(const struct patch_set *ps, size_t i, char *buf, size_t len)
+{
+	const struct patch_slot *s = &ps->slots[i];
+	struct slot_ctx ctx = ps->ctx;
+	char what[256];
+	int n;
+
+	n = snprintf(buf, len, "slot %s 0x%llx: ", s->name, (unsigned long long)s->va);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	buf += n;
+	len -= (size_t)n;
+	ctx.slot_pc = s->va;
+	ctx.our_target = ps->stub_entry;
+	if (s->dead) {
+		snprintf(buf, len, "init text the guest freed");
+	} else if (s->enabled && s->clients) {
+		patch_name_bytes(ps, &ctx, s->saved, what, sizeof(what));
+		if (s->chain)
+			snprintf(buf, len, "vmmtrace's call of its chained entry %u, which goes on to %s",
+				 s->chain - 1u, strncmp(what, "the guest's call of ", 20) ? what : what + 20);
+		else
+			snprintf(buf, len, "vmmtrace's call of its stub, in place of %s", what);
+	} else {
+		patch_name_bytes(ps, &ctx, s->hva, what, sizeof(what));
+		snprintf(buf, len, "%s%s", what,
+			 !s->clients ? "" : s->given ? "; held, but given to the guest's ftrace (no chained entry left)" :
+			 ps->phase == PATCH_PHASE_FTRACE_INIT || ps->phase == PATCH_PHASE_GUEST_FTRACE ?
+			 "; held, vmmtrace's call waits for the guest's ftrace to finish its change" :
+			 "; held, but left alone (not bytes vmmtrace may replace)");
+	}
 }

@@ -158,6 +158,13 @@ size_t patch_drop_init(struct patch_set *ps);
  * it was).
  */
 void patch_scan(const struct patch_set *ps, size_t *ours, uint64_t *digest);
+/*
+ * Slot i in one line for `vmmtrace status SOCKET GLOB`: "slot NAME 0xVA: "
+ * and what its bytes are now: the guest's NOP, the guest's call of
+ * 0xT (SYMBOL+0xOFF), vmmtrace's call of its stub in place of ..., or of
+ * its chained entry k, which goes on to 0xT (...).
+ */
+void patch_describe(const struct patch_set *ps, size_t i, char *buf, size_t len);
 /* The slot at va (a record's function address), or NULL. */
 const struct patch_slot *patch_find(const struct patch_set *ps, uint64_t va);
 

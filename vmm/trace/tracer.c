@@ -542,6 +542,34 @@ void tracer_status(struct tracer *t, FILE *out)
 	pthread_mutex_unlock(&t->change_lock);
 }
 
+#define STATUS_SLOTS_MAX 64
+
+void tracer_status_slots(struct tracer *t, const struct filter *f, FILE *out)
+{
+	char line[512];
+	size_t n, shown = 0;
+	uint8_t *sel = patch_match(&t->ps, f, &n);
+
+	if (!sel) {
+		fprintf(out, "slots: out of memory\n");
+		return;
+	}
+	if (!n)
+		fprintf(out, "slots: no traceable function matches\n");
+	pthread_mutex_lock(&t->change_lock);
+	for (size_t i = 0; i < t->ps.count && shown < STATUS_SLOTS_MAX; i++) {
+		if (!sel[i])
+			continue;
+		patch_describe(&t->ps, i, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+		shown++;
+	}
+	pthread_mutex_unlock(&t->change_lock);
+	if (n > shown)
+		fprintf(out, "slots: %zu more match (the first %d are shown)\n", n - shown, STATUS_SLOTS_MAX);
+	free(sel);
+}
+
 int tracer_finish(struct tracer *t, struct errbuf *err)
 {
 	struct errbuf why = { "" };

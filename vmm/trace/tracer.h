@@ -140,6 +140,8 @@ struct tracer_progress {
 void tracer_progress(struct tracer *t, struct tracer_progress *p);
 /* Multi-line status report to out. */
 void tracer_status(struct tracer *t, FILE *out);
+/* The slots of the functions f selects, a line each (patch_describe), at most 64. */
+void tracer_status_slots(struct tracer *t, const struct filter *f, FILE *out);
 /* Threads that read the tracer's shared tables (liburcu) register first. */
 void tracer_rcu_register(void);
 void tracer_rcu_unregister(void);
