@@ -163,6 +163,18 @@ static void test_args(void)
 	      strstr(joined, "-chardev socket,id=vt-gdb,fd=4 -gdb chardev:vt-gdb ") &&
 	      strstr(joined, "-append console=ttyAMA0 nokaslr -dtb vt.dtb ") && strstr(joined, " -S "),
 	      "QEMU's arguments: shared RAM at fd 3, gdbstub at fd 4, stopped (%s)", joined);
+	CHECK(!strstr(joined, "-icount"), "no instruction counting unless asked");
+	cfg.deterministic = 1;
+	rc = qemu_build_args(&cfg, 3, 4, store, sizeof(store), argv, &err);
+	joined[0] = 0;
+	for (char **a = argv; !rc && *a; a++) {
+		strcat(joined, *a);
+		strcat(joined, " ");
+	}
+	CHECK(!rc && strstr(joined, " -icount shift=3,sleep=off ") &&
+	      strstr(joined, " -rtc base=2026-01-01T00:00:00,clock=vm ") && strstr(joined, " -seed 1 "),
+	      "--deterministic: the instruction count is the clock, a fixed RTC, a seeded generator (%s)", joined);
+	cfg.deterministic = 0;
 	cfg.mem_size = 3 << 19;
 	CHECK(qemu_build_args(&cfg, 3, 4, store, sizeof(store), argv, &err) == -EINVAL,
 	      "memory not a whole number of MiB is refused: %s", err.msg);

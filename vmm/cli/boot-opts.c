@@ -57,6 +57,7 @@ static const char boot_usage[] =
 	"  --host kvm|qemu        this VMM on /dev/kvm (x86_64), or QEMU (default: KVM where it opens)\n"
 	"  --compat auto|on|off   the compatibility layer for software-assisted KVM (default auto)\n"
 	"  --fast-boot auto|on|off  skip the kernel's slow self-checks on such a host (default: with compat)\n"
+	"  --deterministic        QEMU host: the guest's clock counts instructions, two boots trace alike\n"
 	"  --no-sandbox           no seccomp filter once the guest runs\n";
 
 static int parse_size(const char *s, uint64_t *out)
@@ -167,6 +168,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "hang", required_argument, NULL, 'G' },
 		{ "host", required_argument, NULL, 'W' },
 		{ "arch", required_argument, NULL, 'Z' },
+		{ "deterministic", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -299,6 +301,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 				return boot_fail("--host '%s': kvm or qemu", optarg);
 			break;
 		case 'Z': o->arch = optarg; break;
+		case 'd': o->deterministic = 1; break;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
 		}
@@ -341,8 +344,12 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 	/* The table is built from these events; they go to the trace too, if there is one. */
 	if (o->handshake)
 		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
-	/* For tests of the doorbell path (docs/TESTING.md): no drain but at doorbells and at the end. */
-	if (getenv("VMMTRACE_DRAIN") && !strcmp(getenv("VMMTRACE_DRAIN"), "doorbell"))
+	/*
+	 * For tests of the doorbell path (docs/TESTING.md), and --deterministic:
+	 * no drain but at doorbells (the guest stopped) and at the end, so that
+	 * the host's reading never changes what the guest's stub does.
+	 */
+	if ((getenv("VMMTRACE_DRAIN") && !strcmp(getenv("VMMTRACE_DRAIN"), "doorbell")) || o->deterministic)
 		o->tcfg.drain_at_doorbells = 1;
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)

@@ -46,6 +46,7 @@ struct boot_opts {
 	unsigned hang;			/* --hang SECS (0: off) */
 	enum boot_host host;		/* --host (default: KVM for x86_64 where it opens, else QEMU) */
 	const char *arch;		/* --arch: the kernel's architecture, checked against the image's */
+	int deterministic;		/* --deterministic: QEMU's instruction count is the guest's clock */
 };
 
 #define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)

@@ -60,6 +60,26 @@ static int boot_console_fd(const struct boot_opts *o)
 	return (o->tcfg.n_include || o->tcfg.events) && !o->tcfg.output && !o->tcfg.no_output ? 2 : 1;
 }
 
+/*
+ * What --deterministic cannot promise, refused (docs/TRACING.md,
+ * "Reproducible boots"): QEMU 7.2's instruction counting takes several
+ * vCPUs in turns at points the host's timing picks, and x86_64 and
+ * loongarch64 guests hang bringing up their second CPU under it; a
+ * riscv64 guest stops making progress under it once its timer starts.
+ */
+static int boot_check_deterministic(const struct boot_opts *o, const struct kernel_image *img, int qemu)
+{
+	if (!qemu)
+		return boot_fail("--deterministic needs the QEMU host (--host qemu): on KVM the guest's clock is the host's");
+	if (o->ncpus > 1)
+		return boot_fail("--deterministic runs one vCPU: under QEMU's instruction counting several take turns "
+				 "where the host's timing says (and x86_64 and loongarch64 guests hang starting the second)");
+	if (img->arch == IMAGE_ARCH_RISCV64)
+		return boot_fail("--deterministic: a riscv64 guest stalls under QEMU's instruction counting once its "
+				 "timer starts (x86_64, arm64 and loongarch64 boot)");
+	return 0;
+}
+
 int cmd_boot(int argc, char **argv)
 {
 	struct boot_opts o;
@@ -96,6 +116,11 @@ int cmd_boot(int argc, char **argv)
 		r.qemu = boot_host_choose(o.host, img.arch, &r.kvm_missing) == BOOT_HOST_QEMU;
 	else
 		r.qemu = o.host == BOOT_HOST_QEMU;
+	if (o.deterministic && (rc = boot_check_deterministic(&o, &img, r.qemu))) {
+		free(initrd);
+		image_close(&img);
+		return rc;
+	}
 	if ((r.console_fd = boot_console_fd(&o)) < 0) {
 		rc = boot_fail("cannot open --console '%s': %s", o.console, strerror(errno));
 	} else {

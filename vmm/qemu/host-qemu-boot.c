@@ -372,7 +372,7 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	struct qemu_config cfg = {
 		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
 		.ncpus = b->ncpus, .mem_size = b->mem, .kernel = b->kernel, .initrd = b->initrd,
-		.console_socket = 1, .timeout_ms = 10000,
+		.console_socket = 1, .timeout_ms = 10000, .deterministic = b->deterministic,
 	};
 	struct la64_boot lb = { 0 };
 	int consock[2], rc;

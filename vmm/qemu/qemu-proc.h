@@ -33,6 +33,7 @@ struct qemu_config {
 	int console_fd;			/* when console_path is NULL: to this descriptor (a pipe's end) */
 	int console_socket;		/* console_fd is a connected socket: the guest's input comes from it too */
 	int timeout_ms;			/* each gdbstub reply */
+	int deterministic;		/* -icount: the guest's clock and interrupts follow its instructions */
 };
 
 struct qemu {

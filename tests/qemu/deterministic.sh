@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Reproducible boots (issue 39): `vmmtrace boot --host qemu --deterministic`
+# gives the guest a clock that counts its instructions, and drains the
+# rings only while the guest is stopped at a doorbell or at its end, so
+# two boots of one kernel trace alike, timestamps included:
+#  - the lean x86_64, arm64 and loongarch64 kernels, each booted twice with
+#    --trace 'init_*' --trace '*_init' --graph to /init and its reboot, 1
+#    vCPU, recorded raw: the consoles are byte-identical, `vmmtrace diff`
+#    exits 0 and `vmmtrace report` gives byte-identical text;
+#  - x86_64 booted again with initcall_blacklist=proc_cmdline_init: diff
+#    exits 1 and its first parting point is that initcall under
+#    do_one_initcall, and no other function is called in one boot only;
+#  - what it cannot promise is refused with one line and status 2: the KVM
+#    host, more than one vCPU, a riscv64 guest.
+. "$(dirname "$0")/../lib.sh"
+require_file "$VMMTRACE"
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+A64=$VMMTRACE_CACHE/lean-arm64/Image
+LA=$VMMTRACE_CACHE/lean-loongarch64/vmlinux
+INITRAMFS_LA=$VMMTRACE_CACHE/initramfs-loongarch64.cpio
+GLOBS=(--trace 'init_*' --trace '*_init' --graph)
+
+# det_boot NAME KERNEL INITRD [CMDLINE]: a deterministic boot to the guest's reboot, raw to NAME.raw.
+det_boot() {
+	local name=$1 kernel=$2 initrd=$3 cmdline=${4:-}
+	timeout -k 5 300 "$VMMTRACE" boot "$kernel" --host qemu --deterministic --initrd "$initrd" "${GLOBS[@]}" \
+		${cmdline:+--cmdline "$cmdline"} -o "$TMPD/$name.raw" --console "$TMPD/$name.con" -q </dev/null 2>"$TMPD/$name.err"
+	echo "$?" >"$TMPD/$name.rc"
+	"$VMMTRACE" report "$TMPD/$name.raw" >"$TMPD/$name.txt" 2>&1
+}
+
+# twice TAG KERNEL INITRD DONE [CMDLINE]: two boots alike, call for call and timestamp for timestamp.
+twice() {
+	local tag=$1 kernel=$2 initrd=$3 done_re=$4 cmdline=${5:-} t0 rc1 rc2 drc n
+	t0=$(date +%s)
+	det_boot "$tag-1" "$kernel" "$initrd" "$cmdline"
+	det_boot "$tag-2" "$kernel" "$initrd" "$cmdline"
+	rc1=$(cat "$TMPD/$tag-1.rc") rc2=$(cat "$TMPD/$tag-2.rc")
+	n=$(grep -c ' | ' "$TMPD/$tag-1.txt")
+	echo "INFO: $tag: two deterministic boots in $(($(date +%s) - t0)) s; $(grep '^vmmtrace: trace:' "$TMPD/$tag-1.err" | head -n 1)"
+	check "$tag: both boots reached /init's end and rebooted: status 0 ($rc1, $rc2)" \
+		eval "[ $rc1 = 0 ] && [ $rc2 = 0 ] && tr -d '\r' <'$TMPD/$tag-1.con' | grep -q '$done_re' && tr -d '\r' <'$TMPD/$tag-2.con' | grep -q '$done_re'"
+	check "$tag: the two consoles are byte-identical" cmp -s "$TMPD/$tag-1.con" "$TMPD/$tag-2.con"
+	"$VMMTRACE" diff "$TMPD/$tag-1.raw" "$TMPD/$tag-2.raw" >"$TMPD/$tag.diff" 2>&1
+	drc=$?
+	check "$tag: vmmtrace diff says the boots agree: status 0 (got $drc; $(head -n 1 "$TMPD/$tag.diff"))" [ "$drc" = 0 ]
+	check "$tag: vmmtrace report gives byte-identical text for the two, timestamps included ($n graph lines)" \
+		eval "[ '$n' -ge 1000 ] && cmp -s '$TMPD/$tag-1.txt' '$TMPD/$tag-2.txt'"
+	cmp -s "$TMPD/$tag-1.txt" "$TMPD/$tag-2.txt" || diff "$TMPD/$tag-1.txt" "$TMPD/$tag-2.txt" | head -n 6 | sed 's/^/INFO: /'
+}
+
+twice x86_64 "$LEAN_BZIMAGE" "$INITRAMFS" '^VMMTRACE-INIT: done'
+require_file "$A64"
+twice arm64 "$A64" "$INITRAMFS_ARM64" '^VMMTRACE-INIT: done'
+require_file "$LA"
+twice loongarch64 "$LA" "$INITRAMFS_LA" '^CINIT: done' "-- 10 1"
+
+# One initcall left out: the first parting point is that initcall, under do_one_initcall.
+det_boot x86_64-bl "$LEAN_BZIMAGE" "$INITRAMFS" initcall_blacklist=proc_cmdline_init
+"$VMMTRACE" diff "$TMPD/x86_64-1.raw" "$TMPD/x86_64-bl.raw" >"$TMPD/bl.diff" 2>&1
+rc=$?
+echo "INFO: $(sed -n 2p "$TMPD/bl.diff")"
+check "initcall_blacklist=proc_cmdline_init: diff exits 1 (got $rc), first parting at proc_cmdline_init <- do_one_initcall" \
+	eval "[ $rc = 1 ] && grep -qx 'first parting point: A calls proc_cmdline_init <- do_one_initcall, B calls [a-z_0-9]* <- do_one_initcall' '$TMPD/bl.diff'"
+check "initcall_blacklist: proc_cmdline_init is the one function only one boot calls" \
+	eval "grep -A1 '^functions called in A only: 1\$' '$TMPD/bl.diff' | grep -qE '^ +1  proc_cmdline_init\$' && grep -q '^functions called in B only: 0\$' '$TMPD/bl.diff'"
+
+# Refused, one line, status 2.
+for args in "$LEAN_BZIMAGE --host kvm" "$LEAN_BZIMAGE --host qemu --cpus 2" "$VMMTRACE_CACHE/lean-riscv64/Image --host qemu"; do
+	# shellcheck disable=SC2086
+	"$VMMTRACE" boot $args --deterministic --trace start_kernel </dev/null >"$TMPD/bad.out" 2>&1
+	rc=$?
+	check "--deterministic refused for '${args#"$VMMTRACE_CACHE"/}': status 2, one line (got $rc: $(head -n 1 "$TMPD/bad.out"))" \
+		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad.out') = 1 ] && grep -q '^vmmtrace boot: --deterministic' '$TMPD/bad.out'"
+done
+finish
