@@ -493,6 +493,9 @@ int host_qemu_create(struct host **out, const struct host_boot *b, struct errbuf
 	    (rc = host_qemu_init(hq, b->img->arch, &b->img->elf, b->traced && !hq->signo ? head : NULL, sizeof(head),
 				 b->kernel, err)))
 		goto fail;
+	/* Under -icount x86_64's TSC counts the virtual clock's nanoseconds, not the host's TSC. */
+	if (b->deterministic && b->img->arch == IMAGE_ARCH_X86_64)
+		hq->clock_khz = 1000000;
 	if (hq->signo) {
 		char line[128];
 
