@@ -9,8 +9,8 @@
  * conversion through the text writer succeeds on whatever opened. What
  * reads recordings besides the reader runs on whatever opened too: the
  * --graph layout, trace.dat and Perfetto with their returns, the boot
- * chart (stages, calls, SVG) and vmmtrace diff's model of the file
- * against itself.
+ * chart (stages, calls, SVG) and vmmtrace diff's models of the file
+ * against itself (two recordings, and two runs a side).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +89,28 @@ static void fuzz_diff(const char *path)
 	diff_names_destroy(&nm);
 }
 
+/* The runs model: the file twice a side, --force (a cut file too); no place may differ at all. */
+static void fuzz_diff_runs(const char *path)
+{
+	struct diff_names nm;
+	struct diff_runs r;
+	struct errbuf err;
+	int rc = 0;
+
+	if (diff_names_init(&nm, NULL, NULL))
+		return;
+	if (diff_runs_init(&r, &nm)) {
+		diff_names_destroy(&nm);
+		return;
+	}
+	for (int i = 0; !rc && i < 4; i++)
+		rc = diff_runs_add(&r, i >= 2, path, 1, &err);
+	if (!rc && !diff_runs_compare(&r) && r.nplaces)
+		abort();	/* runs of one recording differ */
+	diff_runs_destroy(&r);
+	diff_names_destroy(&nm);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -139,5 +161,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	raw_read_close(r);
 	fuzz_diff(path);
+	fuzz_diff_runs(path);
 	return 0;
 }

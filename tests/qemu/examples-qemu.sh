@@ -55,16 +55,24 @@ check "boot-trace.sh: stopped at rest_init" grep -q "stopped at rest_init (--sto
 check "boot-trace.sh: 3 events before ftrace_init, 1 after, none dropped" \
 	grep -q "trace: 4 events (3 before ftrace_init, 1 after); 4 slots held; .* 0 dropped" "$TMPD/boot.err"
 
-# boot-diff.sh: two boots, the second without proc_version_init; diff
-# names it and its caller in its first lines, and exits 1.
+# boot-diff.sh: three boots of each, B's without proc_version_init; the
+# diff of one of each names it and its caller in its first lines and
+# exits 1; the diff of the runs names it as the one parting in every run;
+# --stat of A's runs has it once in each.
 VMMTRACE=$TMPD/vmmtrace-qemu timeout -k 5 900 "$EX/boot-diff.sh" "$LEAN_BZIMAGE" >"$TMPD/diff.out" 2>"$TMPD/diff.err"
 rc=$?
-check "boot-diff.sh: status 0 (got $rc), both boots stopped at populate_rootfs" \
-	eval "[ '$rc' = 0 ] && [ \$(grep -c 'stopped at populate_rootfs (--stop-at)' '$TMPD/diff.err') = 2 ]"
-check "boot-diff.sh: diff exits 1, the boots part in pid 1 where B leaves out proc_version_init" \
+check "boot-diff.sh: status 0 (got $rc), all six boots stopped at populate_rootfs" \
+	eval "[ '$rc' = 0 ] && [ \$(grep -c 'stopped at populate_rootfs (--stop-at)' '$TMPD/diff.err') = 6 ]"
+check "boot-diff.sh: diff of one boot each exits 1, the boots part in pid 1 where B leaves out proc_version_init" \
 	eval "grep -qx '### exit status 1 (0: the boots agree, 1: they part)' '$TMPD/diff.out' &&
 	      grep -qE '^vmmtrace diff: the boots part in 1 of [0-9]+ tasks; first in [^ ]+-1 at call' '$TMPD/diff.out' &&
 	      grep -q '^first parting point: A calls proc_version_init <- do_one_initcall, B calls ' '$TMPD/diff.out'"
 check "boot-diff.sh: proc_version_init is called in A only" \
 	eval "sed -n '/^functions called in A only: 1\$/{n;p}' '$TMPD/diff.out' | grep -qE '^ +1  proc_version_init\$'"
+check "boot-diff.sh: the diff of 3 runs against 3 exits 1 with proc_version_init under do_one_initcall its one parting" \
+	eval "grep -qx '### exit status 1 (0: the boots agree in every run, 1: they part in every run)' '$TMPD/diff.out' &&
+	      grep -q '^vmmtrace diff: the boots part in 1 place in every run (3 of A against 3 of B)' '$TMPD/diff.out' &&
+	      grep -A1 '^- proc_version_init <- do_one_initcall ' '$TMPD/diff.out' | grep -q '^    calls per run: A 1, B 0;'"
+check "boot-diff.sh: report --stat of A's runs: proc_version_init once in each (fewest, median, most)" \
+	eval "sed -n '/^runs: 3: a1.raw a2.raw a3.raw\$/,\$p' '$TMPD/diff.out' | grep -qE '^ +1 +1 +1 .*  proc_version_init\$'"
 finish

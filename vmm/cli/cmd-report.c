@@ -19,6 +19,7 @@
 
 static const char report_usage[] =
 	"usage: vmmtrace report FILE [options]\n"
+	"       vmmtrace report --stat RUN1 RUN2 ... [options]\n"
 	"  FILE               a raw trace (vmmtrace's own format); a file cut by a\n"
 	"                     kill is read up to its last complete chunk\n"
 	"  --format FMT       output format: text (default; ftrace's trace layout,\n"
@@ -36,6 +37,8 @@ static const char report_usage[] =
 	"                     1.5 or 2.250000) is within [T, T], bounds included\n"
 	"  --stat             events per function (top N), per CPU, per boot phase\n"
 	"                     when the trace records it, and the drops\n"
+	"                     (of several runs of a boot: each function's calls\n"
+	"                     and times as the fewest, the median and the most)\n"
 	"  --top N            functions --stat lists (default 20; 0: all)\n"
 	"  --flame            collapsed stacks for flamegraph.pl: 'parent;func count'\n"
 	"                     lines; entry events know only their caller, so every\n"
@@ -152,10 +155,12 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind >= argc)
 		return cmd_fail("report", EXIT_BAD_INPUT, "FILE is missing (see --help)");
-	o->file = argv[optind++];
-	if (optind < argc)
-		return cmd_fail("report", EXIT_BAD_INPUT, "unexpected argument '%s' (see --help)",
-				argv[optind]);
+	o->file = argv[optind];
+	o->files = (const char *const *)&argv[optind];
+	o->nfiles = (size_t)(argc - optind);
+	if (o->nfiles > 1 && !o->stat)
+		return cmd_fail("report", EXIT_BAD_INPUT, "unexpected argument '%s': several recordings go with --stat "
+				"(see --help)", argv[optind + 1]);
 	return report_check_opts(o);
 }
 
@@ -251,6 +256,23 @@ static int report_run(struct report_opts *o, struct raw_reader *r, FILE *out)
 	return EXIT_OK;
 }
 
+/* --stat of several runs: one line for a run that cannot be read, and for what a run lacked. */
+static int report_runs(struct report_opts *o)
+{
+	FILE *out = o->out_path ? fopen(o->out_path, "w") : stdout;
+	struct errbuf err;
+	int rc;
+
+	if (!out)
+		return cmd_fail("report", EXIT_BAD_INPUT, "-o %s: %s", o->out_path, strerror(errno));
+	rc = report_stat_runs(o->files, o->nfiles, o, out, &err);
+	if (!rc && fflush(out))
+		rc = err_set(&err, errno, "writing %s: %s", o->out_path ? o->out_path : "stdout", strerror(errno));
+	if (out != stdout && fclose(out) && !rc)
+		rc = err_set(&err, errno, "writing %s: %s", o->out_path, strerror(errno));
+	return rc ? cmd_fail("report", rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN, "%s", err.msg) : EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -265,6 +287,10 @@ int cmd_report(int argc, char **argv)
 	rc = report_parse(argc, argv, &o);
 	if (rc)
 		goto out;
+	if (o.nfiles > 1) {
+		rc = report_runs(&o);
+		goto out;
+	}
 	if (raw_read_open(&r, o.file, &err)) {
 		rc = cmd_fail("report", EXIT_BAD_INPUT, "%s", err.msg);
 		goto out;

@@ -60,7 +60,7 @@ static size_t diff_rows(const struct diff_side *a, const struct diff_side *b, in
 	return n;
 }
 
-static const char *diff_time(uint64_t ns, char buf[32])
+const char *diff_time(uint64_t ns, char buf[32])
 {
 	snprintf(buf, 32, "%" PRIu64 ".%06" PRIu64, ns / 1000000000, ns / 1000 % 1000000);
 	return buf;
@@ -269,8 +269,7 @@ void diff_print_text(FILE *out, struct diff_side *a, struct diff_side *b, const 
 	diff_stages_each(a, b, diff_text_stage, &p);
 }
 
-/* A JSON string: quotes, backslashes and anything not printable ASCII escaped. */
-static void diff_json_str(FILE *out, const char *s)
+void diff_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; s && *s; s++) {

@@ -223,12 +223,6 @@ static int report_count_run(struct raw_reader *r, struct report_count *c, struct
 	return rc ? err_set(err, -rc, "counting events: %s", strerror(-rc)) : 0;
 }
 
-/* A row of a --stat or --flame table; total and self time (TSC ticks) when returns are recorded. */
-struct report_row {
-	char *name;
-	uint64_t n, total, self;
-};
-
 static int report_row_by_count(const void *a, const void *b)
 {
 	const struct report_row *x = a, *y = b;
@@ -305,11 +299,33 @@ oom:
 	return NULL;
 }
 
-static void report_rows_free(struct report_row *rows, size_t n)
+void report_rows_free(struct report_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(rows[i].name);
 	free(rows);
+}
+
+int report_stat_rows(struct raw_reader *r, struct report_sel *sel, struct report_row **rows, size_t *n,
+		     uint64_t *events, int *timed, struct errbuf *err)
+{
+	struct report_count c = { .sel = sel };
+	int rc = 0;
+
+	*rows = NULL;
+	*n = 0;
+	if (raw_read_meta(r)->graph && call_tracker_new(&c.calls, report_count_call, &c))
+		rc = err_set(err, ENOMEM, "out of memory");
+	if (!rc)
+		rc = report_count_run(r, &c, err);
+	if (!rc && !(*rows = report_rows(&c, n)))
+		rc = err_set(err, ENOMEM, "out of memory for the table");
+	*events = c.events;
+	*timed = !!c.calls;
+	call_tracker_free(c.calls);
+	free(c.times.ents);
+	free(c.map.ents);
+	return rc;
 }
 
 int report_flame(struct raw_reader *r, struct report_sel *sel, FILE *out, struct errbuf *err)

@@ -16,6 +16,8 @@
 
 struct report_opts {
 	const char *file, *out_path, *format;
+	const char *const *files;	/* --stat of several runs: all of them (file is the first) */
+	size_t nfiles;
 	const struct trace_writer_ops *ops;
 	struct filter filter;		/* --trace, --notrace (as !GLOB) */
 	uint64_t cpu, pid, top;
@@ -61,6 +63,20 @@ int report_sel_match(struct report_sel *sel, const struct ring_event *ev);
  * byte (exact), a caller anywhere inside its symbol; hexadecimal otherwise.
  */
 const char *report_name(const struct trace_meta *meta, uint64_t addr, int exact, char *buf, size_t len);
+
+/* A row of a --stat or --flame table; total and self time (TSC ticks) when returns are recorded. */
+struct report_row {
+	char *name;
+	uint64_t n, total, self;
+};
+
+/* --stat's function rows of one recording, one per name, sorted by name; timed: with total and self time. */
+int report_stat_rows(struct raw_reader *r, struct report_sel *sel, struct report_row **rows, size_t *n,
+		     uint64_t *events, int *timed, struct errbuf *err);
+void report_rows_free(struct report_row *rows, size_t n);
+/* --stat of several runs (report-runs.c): each function's calls and times as min, median and max. */
+int report_stat_runs(const char *const *files, size_t nfiles, const struct report_opts *o, FILE *out,
+		     struct errbuf *err);
 
 int report_stat(struct raw_reader *r, struct report_sel *sel, const struct report_opts *o, FILE *out,
 		struct errbuf *err);

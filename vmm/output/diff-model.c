@@ -61,8 +61,7 @@ static int diff_names_grow(struct diff_names *nm)
 	return 0;
 }
 
-/* The id of name, made when new; UINT32_MAX when out of memory. */
-static uint32_t diff_name_id(struct diff_names *nm, const char *name)
+uint32_t diff_names_id(struct diff_names *nm, const char *name)
 {
 	size_t k = (size_t)diff_hash(name) & nm->mask;
 
@@ -133,6 +132,7 @@ void diff_side_close(struct diff_side *s)
 	for (size_t i = 0; s->tasks && i < s->tasks_cap; i++) {
 		free(s->tasks[i].seq);
 		free(s->tasks[i].shown);
+		free(s->tasks[i].stack);
 	}
 	free(s->tasks);
 	free(s->addr_keys);
@@ -195,7 +195,7 @@ static uint32_t diff_func_id(struct diff_side *s, uint64_t addr)
 	for (; s->addr_ids[i]; i = (i + 1) & s->addr_mask)
 		if (s->addr_keys[i] == addr)
 			return s->addr_ids[i] - 1;
-	id = diff_name_id(s->names, diff_name_of(s->meta, addr, 1, buf));
+	id = diff_names_id(s->names, diff_name_of(s->meta, addr, 1, buf));
 	if (id == UINT32_MAX)
 		return id;
 	if (2 * (s->naddr + 1) > s->addr_mask) {
@@ -252,7 +252,7 @@ static void diff_label(struct diff_task *t, const struct ring_event *ev)
  * ignored call's skip; --ignore drops a call and, with its return known
  * to come (--graph), every call under it.
  */
-static int diff_take(struct diff_side *s, const struct ring_event *ev, struct diff_task **tp, uint32_t *idp)
+int diff_side_take(struct diff_side *s, const struct ring_event *ev, struct diff_task **tp, uint32_t *idp)
 {
 	int hooked = !!(ev->flags & VT_REC_FLAG_HOOKED);
 	struct diff_task *t;
@@ -301,7 +301,7 @@ static int diff_read_event(void *opaque, const struct ring_event *ev)
 
 	s->events++;
 	stage_finder_event(s->finder, ev);
-	if ((rc = diff_take(s, ev, &t, &id)) <= 0)
+	if ((rc = diff_side_take(s, ev, &t, &id)) <= 0)
 		return rc;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
@@ -333,7 +333,7 @@ static int diff_detail_event(void *opaque, const struct ring_event *ev)
 	struct diff_side *s = opaque;
 	struct diff_task *t;
 	uint32_t id;
-	int rc = diff_take(s, ev, &t, &id);
+	int rc = diff_side_take(s, ev, &t, &id);
 	size_t i;
 
 	if (rc <= 0)

@@ -46,6 +46,8 @@ struct diff_task {
 	char comm[16];			/* of its last event */
 	uint32_t *seq;			/* name ids of its calls, in order */
 	size_t n, cap;
+	uint32_t *stack;		/* several runs (diff-runs.c): 1 + the path of the call at each depth */
+	uint32_t nstack, stack_cap;
 	int skipping;			/* inside an ignored call (--graph): until its return */
 	uint32_t skip_depth;
 	uint64_t skip_func;
@@ -84,6 +86,74 @@ struct diff_part {
 	uint64_t ns;			/* when they part: A's call's time (B's when A has none there) */
 };
 
+/*
+ * Several runs of each side (diff-runs.c): a boot that cannot be made
+ * reproducible is recorded a few times, and only what differs alike in
+ * every run of one side against every run of the other is a parting; what
+ * differs between runs of one side is noise. A call is keyed by its path:
+ * with --graph, the traced calls it is nested in, from the task's
+ * outermost; without (or when its return was not hooked), its caller. Each
+ * path's calls are counted per run.
+ */
+#define DIFF_PATH_CALLER	0x80000000u	/* a path's id with this: a caller, not a call */
+
+struct diff_path {
+	uint32_t parent;		/* 1 + the enclosing path's index; 0: none */
+	uint32_t id;			/* the function's name id (| DIFF_PATH_CALLER: the caller's) */
+};
+
+/* Where a path was first called in a side's runs. */
+struct diff_first {
+	uint64_t ns;
+	uint32_t run;			/* the side's run; UINT32_MAX: in none */
+	char task[40];
+};
+
+struct diff_run {
+	const char *path;
+	uint64_t calls, events;
+	size_t ntasks;
+	unsigned ncpus;
+	int graph;
+	uint32_t *count;		/* per path; beyond ncount: 0 */
+	size_t ncount;
+};
+
+/* A place where the runs differ: a path that differs whose enclosing path does not. */
+struct diff_place {
+	uint32_t path;
+	uint32_t min[2], max[2];	/* its calls per run of A ([0]) and of B ([1]) */
+	size_t under;			/* paths nested in it that differ too */
+	int holds;			/* every run of one side against every run of the other */
+	int noisy_name;			/* would hold, but its function differs at random elsewhere */
+	const struct diff_first *first;	/* in A when A calls it, else in B */
+	const char *first_run;
+};
+
+struct diff_runs {
+	struct diff_names *names;
+	struct diff_path *paths;
+	size_t npaths, paths_cap;
+	uint32_t *slots;		/* open addressing: 1 + path */
+	size_t mask;
+	struct diff_run *runs;		/* A's, then B's */
+	size_t nruns, nside[2];
+	struct diff_first *first[2];
+	size_t first_cap[2];
+	struct diff_side ref;		/* the first run, kept open: the kernel the others must match */
+	struct diff_place *places;	/* after diff_runs_compare: those that hold first, by time */
+	size_t nplaces, nholds;
+};
+
+int diff_runs_init(struct diff_runs *r, struct diff_names *nm);
+void diff_runs_destroy(struct diff_runs *r);
+/* Reads one run of side (0: A, 1: B); force: of another kernel, or cut. */
+int diff_runs_add(struct diff_runs *r, int side, const char *path, int force, struct errbuf *err);
+/* The places where the runs differ, those that hold first. */
+int diff_runs_compare(struct diff_runs *r);
+/* A path's name: the function, and the caller for a path keyed by its caller. */
+const char *diff_runs_func(const struct diff_runs *r, uint32_t path);
+
 /* diff-model.c; ignore (may be NULL) says which names --ignore leaves out. */
 int diff_names_init(struct diff_names *nm, int (*ignore)(void *opaque, const char *name), void *opaque);
 void diff_names_destroy(struct diff_names *nm);
@@ -94,6 +164,10 @@ int diff_side_read(struct diff_side *s, struct errbuf *err);
 /* The second pass: the calls the hunks show (want_lo/want_hi set on the tasks). */
 int diff_side_details(struct diff_side *s, struct errbuf *err);
 struct diff_task *diff_side_task(const struct diff_side *s, uint64_t key);
+/* Whether ev is a call to count: 1 (*tp, *idp set), 0, or -ENOMEM (the first pass's). */
+int diff_side_take(struct diff_side *s, const struct ring_event *ev, struct diff_task **tp, uint32_t *idp);
+/* The id of a name, made when new; UINT32_MAX when out of memory. */
+uint32_t diff_names_id(struct diff_names *nm, const char *name);
 /* A one-line account of why a recording cannot be compared (cut, damaged, unclosed), or NULL. */
 const char *diff_side_incomplete(const struct diff_side *s, char *buf, size_t len);
 /* Whether the two recordings are of the same kernel, by their symbol tables (or kernel paths). */
