@@ -7,7 +7,9 @@
 #  - the lean x86_64, arm64 and loongarch64 kernels, each booted twice with
 #    --trace 'init_*' --trace '*_init' --graph to /init and its reboot, 1
 #    vCPU, recorded raw: the consoles are byte-identical, `vmmtrace diff`
-#    exits 0 and `vmmtrace report` gives byte-identical text;
+#    exits 0 and `vmmtrace report` gives byte-identical text; the rings are
+#    16M unless asked (no doorbell in these boots), and x86_64 twice more
+#    with 64K rings, whose many doorbells repeat alike too;
 #  - x86_64 booted again with initcall_blacklist=proc_cmdline_init: diff
 #    exits 1 and its first parting point is that initcall under
 #    do_one_initcall, and no other function is called in one boot only;
@@ -25,7 +27,8 @@ GLOBS=(--trace 'init_*' --trace '*_init' --graph)
 # det_boot NAME KERNEL INITRD [CMDLINE]: a deterministic boot to the guest's reboot, raw to NAME.raw.
 det_boot() {
 	local name=$1 kernel=$2 initrd=$3 cmdline=${4:-}
-	timeout -k 5 300 "$VMMTRACE" boot "$kernel" --host qemu --deterministic --initrd "$initrd" "${GLOBS[@]}" \
+	# shellcheck disable=SC2086
+	timeout -k 5 300 "$VMMTRACE" boot "$kernel" --host qemu --deterministic --initrd "$initrd" "${GLOBS[@]}" ${EXTRA:-} \
 		${cmdline:+--cmdline "$cmdline"} -o "$TMPD/$name.raw" --console "$TMPD/$name.con" -q </dev/null 2>"$TMPD/$name.err"
 	echo "$?" >"$TMPD/$name.rc"
 	"$VMMTRACE" report "$TMPD/$name.raw" >"$TMPD/$name.txt" 2>&1
@@ -40,6 +43,7 @@ twice() {
 	rc1=$(cat "$TMPD/$tag-1.rc") rc2=$(cat "$TMPD/$tag-2.rc")
 	n=$(grep -c ' | ' "$TMPD/$tag-1.txt")
 	echo "INFO: $tag: two deterministic boots in $(($(date +%s) - t0)) s; $(grep '^vmmtrace: trace:' "$TMPD/$tag-1.err" | head -n 1)"
+	doorbells=$(sed -nE 's/^vmmtrace: trace: .* ([0-9]+) doorbells; .*/\1/p' "$TMPD/$tag-1.err")
 	check "$tag: both boots reached /init's end and rebooted: status 0 ($rc1, $rc2)" \
 		eval "[ $rc1 = 0 ] && [ $rc2 = 0 ] && tr -d '\r' <'$TMPD/$tag-1.con' | grep -q '$done_re' && tr -d '\r' <'$TMPD/$tag-2.con' | grep -q '$done_re'"
 	check "$tag: the two consoles are byte-identical" cmp -s "$TMPD/$tag-1.con" "$TMPD/$tag-2.con"
@@ -52,6 +56,9 @@ twice() {
 }
 
 twice x86_64 "$LEAN_BZIMAGE" "$INITRAMFS" '^VMMTRACE-INIT: done'
+check "x86_64: the rings are 16M by default: no doorbell (${doorbells:-none})" [ "${doorbells:-x}" = 0 ]
+EXTRA="--buffer-size 64K" twice x86_64-64K "$LEAN_BZIMAGE" "$INITRAMFS" '^VMMTRACE-INIT: done'
+check "x86_64, 64K rings: doorbells (${doorbells:-none}), each at the same record in both boots" [ "${doorbells:-0}" -ge 10 ]
 require_file "$A64"
 twice arm64 "$A64" "$INITRAMFS_ARM64" '^VMMTRACE-INIT: done'
 require_file "$LA"

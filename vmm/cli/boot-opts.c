@@ -37,7 +37,7 @@ static const char boot_usage[] =
 	"  --retval               with --graph: the return values\n"
 	"  --graph-depth N        with --graph: calls at most N deep\n"
 	"  --mode MODE            lossless (default), overwrite or exit\n"
-	"  --buffer-size SIZE     ring size per vCPU (default 512K)\n"
+	"  --buffer-size SIZE     ring size per vCPU (default 512K; 16M with --deterministic)\n"
 	"  --system-map FILE      symbols from FILE instead of the image's kallsyms\n"
 	"  --btf FILE             the kernel's types (default: the image's .BTF, or vmlinux.btf beside it)\n"
 	"  --control PATH         a control socket for vmmtrace attach/detach/status/nmi/stop\n"
@@ -219,6 +219,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 			if (parse_size(optarg, &o->tcfg.buffer_size) || o->tcfg.buffer_size < 4096 ||
 			    o->tcfg.buffer_size > (256ULL << 20))
 				return boot_fail("--buffer-size '%s' is not a size from 4K to 256M", optarg);
+			o->buffer_given = 1;
 			break;
 		case 'M':
 			if (!strcmp(optarg, "lossless"))
@@ -351,6 +352,12 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 	 */
 	if ((getenv("VMMTRACE_DRAIN") && !strcmp(getenv("VMMTRACE_DRAIN"), "doorbell")) || o->deterministic)
 		o->tcfg.drain_at_doorbells = 1;
+	/*
+	 * Every stop moves a --deterministic guest's clock on to its next
+	 * timer, so its rings are large enough for few doorbells unless asked.
+	 */
+	if (o->deterministic && !o->buffer_given)
+		o->tcfg.buffer_size = BOOT_DETERMINISTIC_BUFFER;
 	/* -o's name picks the format (trace.dat, x.perfetto, x.txt; anything else raw). */
 	if (!o->tcfg.format && o->tcfg.output)
 		o->tcfg.format = trace_writer_for_path(o->tcfg.output);

@@ -16,6 +16,8 @@
 #define BOOT_CMDLINE_MAX   4096
 #define BOOT_MAX_GLOBS     64
 #define BOOT_DEFAULT_BUFFER (512ULL << 10)	/* 4,096 records of 128 bytes */
+/* --deterministic's: each doorbell moves the guest's clock to its next timer (docs/TRACING.md) */
+#define BOOT_DETERMINISTIC_BUFFER (16ULL << 20)
 
 enum boot_host { BOOT_HOST_AUTO, BOOT_HOST_KVM, BOOT_HOST_QEMU };
 
@@ -47,6 +49,7 @@ struct boot_opts {
 	enum boot_host host;		/* --host (default: KVM for x86_64 where it opens, else QEMU) */
 	const char *arch;		/* --arch: the kernel's architecture, checked against the image's */
 	int deterministic;		/* --deterministic: QEMU's instruction count is the guest's clock */
+	int buffer_given;		/* --buffer-size was given */
 };
 
 #define boot_fail(...) cmd_fail("boot", EXIT_BAD_INPUT, __VA_ARGS__)
