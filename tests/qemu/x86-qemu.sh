@@ -108,6 +108,16 @@ start=$(date +%s)
 attach_cycles "$SOCK" "$CYCLES" __x64_sys_
 echo "INFO: $CYCLES attach/detach cycles in $(($(date +%s) - start)) s"
 guest_call_check "$SOCK" __x64_sys_getpriority "$TMPD/console"
+# status GLOB's bad input: one line and status 2, nothing on stdout; a GLOB matching nothing says so.
+for bad in "!__x64_sys_getpriority|only exclude" "|bad pattern" "a:mod:b|bad pattern"; do
+	"$VMMTRACE" status "$SOCK" "${bad%%|*}" >"$TMPD/st.out" 2>"$TMPD/st.err"
+	rc=$?
+	check "status SOCK '${bad%%|*}': status 2 (got $rc), one line: $(cat "$TMPD/st.err")" \
+		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/st.err') = 1 ] && [ ! -s '$TMPD/st.out' ] && grep -q '${bad#*|}' '$TMPD/st.err'"
+done
+"$VMMTRACE" status "$SOCK" no_such_function_at_all >"$TMPD/st.out" 2>&1
+check "status SOCK GLOB matching no function: status 0, says so" \
+	eval "[ \$? = 0 ] && grep -qx 'slots: no traceable function matches' '$TMPD/st.out'"
 attach_cycles_check "$SOCK" "$digest0" "$vt"
 attach_windows_check 2
 check "the guest's function tracer was on getpriority all along" grep -q '^VMMTRACE-RESULT ftrace-on PASS' "$TMPD/console"

@@ -26,6 +26,9 @@ static int control_run(const char *name, int argc, char **argv, uint16_t type, i
 				argv[1], name, args);
 	if (!globs && argc > 2)
 		return cmd_fail(name, EXIT_BAD_INPUT, "unexpected argument '%s'", argv[2]);
+	for (int i = 2; globs && i < argc; i++)
+		if (!argv[i][0])
+			return cmd_fail(name, EXIT_BAD_INPUT, "bad pattern: an empty GLOB (argument %d)", i);
 	if (globs) {
 		len = ctl_frame_pack_patterns(payload, sizeof(payload), (const char **)argv + 2, argc - 2, NULL, 0);
 		if (len < 0)

@@ -409,6 +409,13 @@ static void ctl_status(struct ctl_conn *c)
 		free(buf);
 		return;
 	}
+	if (pats.count && !pats.includes) {	/* !GLOB alone would select no slot, silently */
+		ctl_replyf(c, -EINVAL, "the patterns only exclude (!GLOB): name the slots to describe with a GLOB");
+		filter_destroy(&pats);
+		fclose(f);
+		free(buf);
+		return;
+	}
 	fprintf(f, "host: %s\nvcpus: %u\n", h->name, h->ncpus);
 	if (h->ops->describe)
 		h->ops->describe(h, f);
