@@ -283,6 +283,23 @@ static long log_scan(unsigned long n[3])
 }
 
 /*
+ * A read_version() child with the guest's tracer on (ON: tracing_on's
+ * path), then the kernel log's failures since the last scan into n and
+ * the child's trace lines after TAG; the child's pid.
+ */
+static long traced_child(const char *on, const char *tag, unsigned long n[3], long *nolog)
+{
+	long pid;
+
+	put(on, "1");
+	pid = read_version();
+	put(on, "0");
+	*nolog |= log_scan(n);
+	trace_lines_of(tag, pid);
+	return pid;
+}
+
+/*
  * ftraceall=1: the guest's own function tracer on every function around a
  * read_version() child, then its function_graph tracer around another,
  * while vmmtrace may hold every slot (issue 37; busybox's /init step
@@ -307,22 +324,14 @@ static void ftrace_all(void)
 	if (put(TRACEFS("current_tracer"), "function")) {
 		refused = 1;
 	} else {
-		put(TRACEFS("tracing_on"), "1");
-		fpid = read_version();
-		put(TRACEFS("tracing_on"), "0");
-		nolog |= log_scan(n);
-		trace_lines_of("CINIT-TRACE f ", fpid);
+		fpid = traced_child(TRACEFS("tracing_on"), "CINIT-TRACE f ", n, &nolog);
 		put(TRACEFS("current_tracer"), "nop");
 		put(TRACEFS("trace"), "");
 		if (put(TRACEFS("current_tracer"), "function_graph")) {
 			refused = 1;
 		} else {
 			put(TRACEFS("trace_options"), "funcgraph-proc");
-			put(TRACEFS("tracing_on"), "1");
-			gpid = read_version();
-			put(TRACEFS("tracing_on"), "0");
-			nolog |= log_scan(n);
-			trace_lines_of("CINIT-TRACE g ", gpid);
+			gpid = traced_child(TRACEFS("tracing_on"), "CINIT-TRACE g ", n, &nolog);
 			put(TRACEFS("trace_options"), "nofuncgraph-proc");
 		}
 		put(TRACEFS("current_tracer"), "nop");
