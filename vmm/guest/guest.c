@@ -64,7 +64,8 @@ int guest_stub_link(const struct guest_arch *g, uint8_t *copy, size_t size, uint
 	struct vt_stub_config *c = (struct vt_stub_config *)(void *)copy;
 
 	if (size <= VT_CFG_SIZE || size != guest_stub_size(g))
-		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", g->name, size);
+		return err_set(err, EINVAL, "a copy of %zu bytes of the %s stub, which is %zu", size, g->name,
+			       guest_stub_size(g));
 	if (c->ret_va < VT_CFG_SIZE || c->ret_va >= size)
 		return err_set(err, EINVAL, "the embedded %s stub has no return hook (offset %#llx)", g->name,
 			       (unsigned long long)c->ret_va);
