@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vmmtrace boot --host qemu (vmm/cli/boot-qemu.c) on the lean kernels under
+# vmmtrace boot --host qemu (vmm/qemu/host-qemu-boot.c) on the lean kernels under
 # QEMU TCG (tracing there: test-qemu-trace):
 #  - arm64 and riscv64 Images without a root file system: the console on
 #    stdout, the kernel's panic repeated on stderr, status 3;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the KVM VM core asks of the host's architecture: vmm/x86_64/
+ * What the KVM VM core asks of the host's architecture: vmm/kvm-x86_64/
  * implements it, chosen at link time (the Makefile's HOSTARCH).
  */
 #ifndef VMM_KVM_ARCH_H
