@@ -16,7 +16,8 @@
 #    fewest, the median and the most, equal to what --stat of each run
 #    alone counts;
 #  - bad input: no run on a side, two "--", --context with runs, a cut run,
-#    a missing file: exit 2 and one line.
+#    a missing file: exit 2 and one line (no -o table left behind); --stat
+#    reads a cut run and says so in its drops.
 # Five runs a side keep a difference that is only chance from passing for
 # a parting (at most 2 in 252 per place); tests/kvm/diff-runs-long.sh runs
 # the three against three on KVM.
@@ -108,7 +109,7 @@ size=$(stat -c %s "${B[1]}")
 head -c $((size - 40)) "${B[1]}" >"$d/cut.raw"
 "$V" diff "${P[@]}" -- "${B[0]}" "$d/cut.raw" >"$d/e5.out" 2>"$d/e5"
 r5=$?
-"$V" report --stat "${P[0]}" "$d/missing.raw" >"$d/e6.out" 2>"$d/e6"
+"$V" report --stat "${P[0]}" "$d/missing.raw" -o "$d/e6.table" >"$d/e6.out" 2>"$d/e6"
 r6=$?
 for i in 1 2 3 4 5 6; do
 	eval "r=\$r$i"
@@ -116,4 +117,8 @@ for i in 1 2 3 4 5 6; do
 done
 check "a cut run is named with where it was cut, and nothing is printed" \
 	eval "grep -q 'cut.raw: cut at offset' '$d/e5' && [ ! -s '$d/e5.out' ]"
+check "report --stat -o with a missing run leaves no table behind" [ ! -e "$d/e6.table" ]
+"$V" report --stat "${P[0]}" "$d/cut.raw" >"$d/stcut.txt" 2>&1
+check "report --stat with a cut run: status 0, its drops line says it was cut" \
+	eval "[ \$? = 0 ] && grep -q 'cut.raw: unknown (cut: the recording did not end cleanly)' '$d/stcut.txt'"
 finish

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vmm/cli/cmd.h"
 #include "vmm/cli/report.h"
@@ -270,6 +271,8 @@ static int report_runs(struct report_opts *o)
 		rc = err_set(&err, errno, "writing %s: %s", o->out_path ? o->out_path : "stdout", strerror(errno));
 	if (out != stdout && fclose(out) && !rc)
 		rc = err_set(&err, errno, "writing %s: %s", o->out_path, strerror(errno));
+	if (rc && out != stdout)
+		unlink(o->out_path);	/* no table, not a part of one */
 	return rc ? cmd_fail("report", rc == -EINVAL ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN, "%s", err.msg) : EXIT_OK;
 }
 

@@ -29,8 +29,8 @@ struct runs_fn {
 struct runs_one {
 	struct report_row *rows;
 	size_t n;
-	uint64_t events, read, dropped, lost;
-	int timed, trailer;
+	uint64_t events, read, dropped, lost, damaged;
+	int timed, trailer, cut;
 };
 
 static int runs_row_cmp(const void *a, const void *b)
@@ -107,6 +107,8 @@ static int runs_read(const char *file, const struct report_opts *o, struct runs_
 	one->trailer = raw_read_report(r)->have_trailer;
 	one->dropped = raw_read_report(r)->stats.dropped_stub;
 	one->lost = raw_read_report(r)->stats.lost;
+	one->damaged = raw_read_report(r)->damaged;
+	one->cut = raw_read_report(r)->cut;
 	report_sel_destroy(&sel);
 	raw_read_close(r);
 	return rc;
@@ -194,12 +196,17 @@ static void runs_print(FILE *out, const char *const *files, const struct runs_on
 		fprintf(out, "  %s\n", f->name);
 	}
 	fprintf(out, "\ndrops:\n");
-	for (size_t i = 0; i < nruns; i++)
+	for (size_t i = 0; i < nruns; i++) {
 		if (runs[i].trailer)
-			fprintf(out, "  %s: %" PRIu64 " dropped by the stub, %" PRIu64 " lost\n", files[i], runs[i].dropped,
+			fprintf(out, "  %s: %" PRIu64 " dropped by the stub, %" PRIu64 " lost", files[i], runs[i].dropped,
 				runs[i].lost);
 		else
-			fprintf(out, "  %s: unknown (no trailer: the recording did not end cleanly)\n", files[i]);
+			fprintf(out, "  %s: unknown (%s: the recording did not end cleanly)", files[i],
+				runs[i].cut ? "cut" : "no trailer");
+		if (runs[i].damaged)
+			fprintf(out, "; %" PRIu64 " damaged chunk(s) skipped", runs[i].damaged);
+		fputc('\n', out);
+	}
 }
 
 int report_stat_runs(const char *const *files, size_t nfiles, const struct report_opts *o, FILE *out,
