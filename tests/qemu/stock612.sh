@@ -7,7 +7,9 @@
 # symbols before each function, the CPU number in pcpu_hot), arm64's call
 # ops (__patchable_function_entries 8 bytes before each function, the CPU
 # number in thread_info, 52-bit VAs, only 4 KiB of padding below _etext),
-# 16 KiB pages. For each kernel:
+# 16 KiB pages (that kernel with its padding made non-zero: the stub in
+# the guard page at _end, which the host maps in the tables 6.12 builds
+# for itself). For each kernel:
 #  - `vmmtrace symbols` attributes every slot to a function (a handful of
 #    assembly entries aside) and finds the CPU number;
 #  - the booted guest's own /proc/kallsyms (the oracle) holds, for 3,000
@@ -53,6 +55,25 @@ stock612() {
 	require_file "$initrd"
 	local d="$TMPD/$name"
 	mkdir -p "$d"
+	if [ "$name" = arm64-16k ]; then
+		# Its page of padding below _etext made non-zero, as lean-arm64-nopad:
+		# the stub goes in the guard page at _end, which this 6.12 kernel's
+		# early mapping from C leaves out and the host maps in the kernel's
+		# own tables at __primary_switched (docs/STUB-PLACEMENT.md). Every
+		# check below then runs on that path, with 16 KiB pages and 52-bit
+		# VAs; the 4 KiB kernel keeps the one-page stub in its padding.
+		"$VMMTRACE" symbols "$image" 2>/dev/null | awk '$3 == "_text" || $3 == "_etext" { print $3, $1 }' >"$d/bounds"
+		python3 - "$image" "$d/bounds" "$d/nopad-Image" <<'PY' || fail "arm64-16k: its padding below _etext is not 4 KiB of zeros"
+import sys
+img = bytearray(open(sys.argv[1], "rb").read())
+b = dict((l.split()[0], int(l.split()[1], 16)) for l in open(sys.argv[2]))
+end = b["_etext"] - b["_text"]
+assert not any(img[end - 4096:end])
+img[end - 4096:end] = b"\xa5" * 4096
+open(sys.argv[3], "wb").write(img)
+PY
+		image=$d/nopad-Image
+	fi
 
 	# Slots, each attributed to its function; the CPU number.
 	"$VMMTRACE" symbols --slots "$image" >"$d/slots" 2>"$d/slots.err"
@@ -92,6 +113,9 @@ stock612() {
 	check "$name: the guest's /proc/kallsyms equals the recovered symbols for $(wc -l <"$d/names") names ($(wc -l <"$d/got") lines, $n differ)" \
 		eval "[ '$n' = 0 ] && [ \$(wc -l <'$d/got') -ge $SAMPLE ]"
 	check "$name: the kernel's own W+X check passed" grep -q 'Checked W+X mappings: passed' "$d/con"
+	[ "$name" != arm64-16k ] ||
+		check "$name: the stub in the guard page at _end, mapped by the host in the kernel's own tables (16 KiB pages, 52-bit VAs)" \
+			grep -qE "the stub's guard page at 0x[0-9a-f]+ mapped in the kernel's own tables \(52-bit VAs, 16 KiB pages\)" "$d/five.err"
 	check "$name: after the hand-over the guest's function tracer counted the $LOOPS getpriority calls, no ftrace_bug" \
 		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=$getprio loops=$LOOPS events=$LOOPS .* ftrace_failed=0 warnings=0' '$d/con'"
 	check "$name: no oops, BUG or WARNING in the guest" sh -c "! grep -qE 'Oops|BUG:|WARNING: CPU|ftrace failed' '$d/con'"

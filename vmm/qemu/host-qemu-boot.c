@@ -191,10 +191,10 @@ static int region_past_end(struct host_qemu *hq, const struct host_boot *b, cons
 				first = elf->phdr[i].p_paddr;
 		if (first < 4096)
 			end += 2ULL << 20;
-		/* The Image header's flags (Documentation/arm64/booting.rst): bits 1-2 the page size, 1 = 4 KiB. */
+		/* The Image header's flags (Documentation/arm64/booting.rst): bits 1-2 the page size, 4, 16 or 64 KiB. */
 		if (b->img->is_raw && b->img->file_size >= 32)
 			memcpy(&flags, b->img->file + 24, sizeof(flags));
-		hq->a64_4k = (le64toh(flags) >> 1 & 3) == 1;
+		hq->a64_page_shift = (unsigned[]){ 0, 12, 14, 16 }[le64toh(flags) >> 1 & 3];
 	}
 	end = arch->ram_gpa + ((end + 4095) & ~4095ULL);
 	top = (end + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arm64/paging.h"
 #include "proto/trace.h"
 #include "vmm/guest/guest.h"
 #include "vmm/image/elf.h"
@@ -265,8 +266,83 @@ static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint
  * kernel's for the rest of its life. tables_pa: up to three pages, zeroed
  * here; pa are guest-physical as QEMU loaded the image.
  */
-#define A64_DESC_TABLE	3ULL
 #define A64_PTE_ROX	(3ULL | 3ULL << 8 | 1ULL << 10 | 1ULL << 7 | 1ULL << 54)	/* page, SH, AF, RDONLY, UXN */
+
+/*
+ * Since 6.9 the kernel maps itself from C (arch/arm64/kernel/pi/
+ * map_kernel.c): init_pg_dir is cleared and filled segment by segment,
+ * _end's guard page left out, and its root table is copied over
+ * swapper_pg_dir's, so nothing the host pre-seeds survives. But those
+ * tables are final: map_kernel runs once, its tables live in
+ * init_pg_dir's pages inside the image (reserved for ever), and later only
+ * mark_rodata_ro (rodata) and free_initmem (init) change the image's
+ * mapping. So the host adds the guard page's entry to them once they
+ * exist: at __primary_switched, the first code under them, before any
+ * traced call (start_kernel's slot is the first; hq_guard_map_now). Any
+ * page size and VA size: the walk finds which from the kernel's own
+ * mapping of its last page.
+ */
+static int hq_guard_map_later(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
+			      uint64_t code_va, uint64_t code_pa, struct errbuf *err)
+{
+	uint64_t at = hq_sym(syms, "__primary_switched"), pgd = hq_sym(syms, "swapper_pg_dir"), pgd_pa;
+
+	if (!at)
+		at = hq_sym(syms, "start_kernel");
+	if (!hq->a64_page_shift)
+		return err_set(err, EOPNOTSUPP, "the stub's guard page needs the kernel's page size, which its Image "
+			       "header does not give");
+	if (!pgd || elf_vaddr_to_paddr(elf, pgd, &pgd_pa) || !at)
+		return err_set(err, ENOENT, "the kernel's symbols name no swapper_pg_dir or __primary_switched: the "
+			       "stub's guard page cannot be mapped");
+	if (code_va & ((1ULL << hq->a64_page_shift) - 1))
+		return err_set(err, EINVAL, "_end (%#llx) is not aligned to the kernel's %u KiB pages",
+			       (unsigned long long)code_va, 1u << (hq->a64_page_shift - 10));
+	hq->guard_bp = at;
+	hq->guard_va = code_va;
+	hq->guard_pa = hq_real(hq, code_pa);
+	hq->guard_root = hq_real(hq, pgd_pa);
+	return 0;
+}
+
+static uint64_t *hq_table(void *opaque, uint64_t pa, uint64_t bytes)
+{
+	return qvm_gpa_ptr(((struct host_qemu *)opaque)->q, pa, bytes);
+}
+
+int hq_guard_map_now(struct host_qemu *hq, unsigned cpu, struct errbuf *err)
+{
+	unsigned shift = hq->a64_page_shift, bits;
+	uint64_t page = 1ULL << shift, *prev, *pte, entry;
+	const uint8_t *stub = qvm_gpa_ptr(hq->q, hq->guard_pa, 16);
+	uint8_t back[16];
+	int rc;
+
+	hq->guard_bp = 0;
+	bits = a64_find_va_bits(hq_table, hq, hq->guard_root, shift, hq->guard_va - page, hq->guard_pa - page);
+	if (!bits || a64_walk_pte(hq_table, hq, hq->guard_root, shift, bits, hq->guard_va - page, &prev))
+		return err_set(err, ENOENT, "the kernel's tables at swapper_pg_dir do not map its last page to where "
+			       "it was loaded: the stub's guard page at _end cannot be mapped");
+	if (a64_walk_pte(hq_table, hq, hq->guard_root, shift, bits, hq->guard_va, &pte))
+		return err_set(err, ENOENT, "the kernel's last page table ends at _end (%#llx): the stub's guard page "
+			       "has no entry to take", (unsigned long long)hq->guard_va);
+	if (*pte & A64_DESC_VALID)
+		return err_set(err, EEXIST, "the kernel maps the page at _end itself: it is not a guard page");
+	if (!(entry = a64_pte_rox_like(*prev, hq->guard_pa, shift)))
+		return err_set(err, EINVAL, "the kernel's entry for its last page (%#llx) is not a page entry",
+			       (unsigned long long)*prev);
+	*pte = entry;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Through the vCPU's own translation: the stub's first bytes must read back at _end. */
+	if (!stub || (rc = qvm_read_virt_on(hq->q, cpu, hq->guard_va, back, sizeof(back), err)))
+		return stub ? rc : err_set(err, ERANGE, "the stub's guard page is outside guest RAM");
+	if (memcmp(stub, back, sizeof(back)))
+		return err_set(err, EFAULT, "the stub's guard page at _end does not read back as the stub through the "
+			       "kernel's tables (%u-bit VAs)", bits);
+	log_info("qemu: the stub's guard page at %#llx mapped in the kernel's own tables (%u-bit VAs, %u KiB pages)",
+		 (unsigned long long)hq->guard_va, bits, 1u << (shift - 10));
+	return 0;
+}
 
 static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
 			uint64_t code_va, uint64_t code_pa, uint64_t tables_pa, struct errbuf *err)
@@ -274,17 +350,9 @@ static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const s
 	uint64_t pgd_va = hq_sym(syms, "swapper_pg_dir"), pgd_pa, *table;
 	unsigned shift, levels;
 
-	/*
-	 * Since 6.9 the kernel maps itself from C (arch/arm64/kernel/pi/
-	 * map_kernel.c): init_pg_dir is cleared and filled segment by
-	 * segment, _end's guard page left out, and its root table is copied
-	 * over swapper_pg_dir's, the chain below included. Not served yet.
-	 */
 	if (hq_sym(syms, "__pi_early_map_kernel"))
-		return err_set(err, EOPNOTSUPP, "no padding below _etext for the stub, and its other place, the guard page "
-			       "at _end, needs head.S's early mapping (Linux up to 6.8): this kernel maps itself from C "
-			       "(__pi_early_map_kernel), which leaves that page unmapped");
-	if (!hq->a64_4k)
+		return hq_guard_map_later(hq, syms, elf, code_va, code_pa, err);
+	if (hq->a64_page_shift != 12)
 		return err_set(err, EOPNOTSUPP, "the stub's guard page needs a kernel with 4 KiB pages (its Image header "
 			       "says otherwise)");
 	if (hq->va_bits != 39 && hq->va_bits != 48)
@@ -396,7 +464,8 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if (place != HQ_CODE_PADDING && place != HQ_CODE_PADDING_PAGE) {
 		uint64_t last = hq_sym(syms, hq_guest(hq)->data_end);
 		/* The guard page: the stub, then its page tables; past the end: the stub, then its rings. */
-		uint64_t need = place == HQ_CODE_GUARD ? 4 * 4096 : STUB_CODE_ROOM + data_size;
+		uint64_t need = place != HQ_CODE_GUARD ? STUB_CODE_ROOM + data_size :
+				hq_sym(syms, "__pi_early_map_kernel") ? 1ULL << hq->a64_page_shift : 4 * 4096;
 
 		if (!last || elf_vaddr_to_paddr(elf, last - 1, &code_pa))
 			return err_set(err, ENOENT, "the stub's place past the image is not known");
@@ -420,8 +489,10 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			if (elf_vaddr_to_paddr(elf, data, &data_pa))
 				return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
 			log_info("qemu: no %u bytes of padding below %s: the stub goes in the guard page at %s, mapped "
-				 "by page tables vmmtrace adds to swapper_pg_dir; a full ring waits in the stub for the "
-				 "host to drain it", STUB_CODE_ROOM, hq_guest(hq)->code_end, hq_guest(hq)->code_guard);
+				 "by %s; a full ring waits in the stub for the host to drain it", STUB_CODE_ROOM,
+				 hq_guest(hq)->code_end, hq_guest(hq)->code_guard, hq->guard_bp ?
+				 "the host in the kernel's own tables once it has built them" :
+				 "page tables vmmtrace adds to swapper_pg_dir");
 			hq->doorbell_waits = 1;
 		}
 	} else if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code) {
@@ -436,6 +507,9 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if ((rc = hq_write_stub(hq, g, hq_real(hq, code_pa), code, err)))
 		return rc;
 	if (place == HQ_CODE_PADDING_PAGE && (rc = hq_doorbell_off_page(hq, elf, syms, r->code, code, code_pa, err)))
+		return rc;
+	/* Whatever the tracer asks for: the guard page's breakpoint is the host's own. */
+	if (hq->guard_bp && (rc = hq_sync_breaks(hq, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	r->code_va = code;

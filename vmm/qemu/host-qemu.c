@@ -207,12 +207,14 @@ static int hq_has(const uint64_t *v, unsigned n, uint64_t va)
 /* QEMU's breakpoints hold for every vCPU: it gets the union of what each wants. */
 int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
 {
-	uint64_t next[HOST_MAX_CPUS * 4 + 4];
+	uint64_t next[HOST_MAX_CPUS * 4 + 5];
 	unsigned n = 0;
 	int rc;
 
 	if (hq->doorbell)
 		next[n++] = hq->doorbell;
+	if (hq->guard_bp && !hq_has(next, n, hq->guard_bp))
+		next[n++] = hq->guard_bp;
 	for (unsigned i = 0; i < 3; i++)
 		if (hq->end_bp[i] && !hq_has(next, n, hq->end_bp[i]))
 			next[n++] = hq->end_bp[i];
@@ -432,8 +434,17 @@ void host_qemu_destroy(struct host_qemu *hq)
 /* A vCPU stopped: the stub's doorbell, a breakpoint the tracer wants, or another vCPU's. */
 static int hq_dispatch(struct host_qemu *hq, const struct qvm_stop *st, struct errbuf *err)
 {
+	int rc;
+
 	if (hq->doorbell && st->pc == hq->doorbell)
 		return hq_doorbell(hq, st, err);
+	if (hq->guard_bp && st->pc == hq->guard_bp) {
+		/* Once, before any traced call: the guard page mapped, the breakpoint gone unless the tracer wants it. */
+		if ((rc = hq_guard_map_now(hq, st->cpu, err)) || (rc = hq_sync_breaks(hq, err)))
+			return rc;
+		if (!hq_has(hq->set, hq->nset, st->pc))
+			return 0;
+	}
 	if (st->pc && hq_has(hq->end_bp, 3, st->pc)) {
 		/* Stopped here, as the KVM host stops at the guest's reset exit: the tracer quiesces first. */
 		hq_stop(&hq->h, (int)st->cpu, VM_STOP_GUEST_EXIT, "the guest powered off or reset");

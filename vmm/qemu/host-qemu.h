@@ -123,7 +123,13 @@ struct host_qemu {
 	uint64_t boot_params;		/* x86_64: the zero page startup_64 got (its rsi) */
 	/* riscv64: the rest of the image's last 2 MiB block, reserved in the device tree (0: none). */
 	uint64_t past_end_pa, past_end_size;
-	int a64_4k;			/* an arm64 Image whose header says 4 KiB pages */
+	unsigned a64_page_shift;	/* an arm64 Image's page size, from its header (0: not said) */
+	/*
+	 * arm64 kernels that map themselves from C (6.9 on): the host maps the
+	 * stub's guard page at guard_va to guard_pa in the kernel's own tables
+	 * when a vCPU first reaches guard_bp (0: nothing left to map).
+	 */
+	uint64_t guard_bp, guard_va, guard_pa, guard_root;	/* guard_pa, guard_root (swapper_pg_dir): QEMU's */
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };
