@@ -7,8 +7,8 @@
 # of vmlinux) is cached by the hash of its inputs.
 #
 #   scripts/build-lean-kernel.sh [x86_64|x86_64-wx|arm64|riscv64|riscv64-nostrict|loongarch64|
-#                                 loongarch64-dtb|x86_64-6.12|arm64-6.12|riscv64-6.12|
-#                                 riscv64-6.12-nostrict]
+#                                 loongarch64-dtb|x86_64-6.12|arm64-6.12|arm64-6.12-gcc|
+#                                 riscv64-6.12|riscv64-6.12-nostrict]
 #                                                                           (default x86_64)
 #
 # x86_64 (lean.config plus the test-only SYSCALL fix, syscall-compat.patch):
@@ -26,7 +26,9 @@
 # same kernels from linux-source-6.12 as 6.12 builds what users run
 # (lean-ARCH-6.12.config on top; issue 36): x86_64 with clang-19 (IBT,
 # kCFI, FineIBT's call padding; the SYSCALL fix too), arm64 with clang-19
-# (call ops, pointer authentication, BTI), riscv64 with gcc:
+# (call ops, pointer authentication, BTI; arm64-6.12-gcc with gcc at -Os:
+# WITH_ARGS without call ops, neither BTI nor pointer authentication),
+# riscv64 with gcc:
 # $VMMTRACE_CACHE/lean-ARCH-6.12/; riscv64-6.12-nostrict that one without
 # STRICT_KERNEL_RWX, as riscv64-nostrict is the 6.1 one.
 set -euo pipefail
@@ -71,6 +73,11 @@ x86_64-6.12)
 arm64-6.12)
 	frag="$guest/lean-arm64.config $guest/lean-arm64-6.12.config" patch= src_ver=6.12 llvm=-19
 	karch=arm64 cross= image=arch/arm64/boot/Image target=Image name=lean-arm64-6.12 ;;
+arm64-6.12-gcc)
+	# 6.12 built with gcc at -Os: WITH_ARGS without call ops, no BTI, no
+	# pointer authentication (lean-arm64-6.12-gcc.config).
+	frag="$guest/lean-arm64.config $guest/lean-arm64-6.12-gcc.config" patch= src_ver=6.12
+	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image target=Image name=lean-arm64-6.12-gcc ;;
 riscv64-6.12)
 	frag="$guest/lean-riscv64.config $guest/lean-riscv64-6.12.config" patch= src_ver=6.12
 	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-6.12 ;;
@@ -78,7 +85,7 @@ riscv64-6.12-nostrict)
 	frag="$guest/lean-riscv64.config $guest/lean-riscv64-6.12.config $guest/lean-riscv64-nostrict.config"
 	patch= src_ver=6.12
 	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image target=Image name=lean-riscv64-6.12-nostrict ;;
-*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict, loongarch64, loongarch64-dtb, x86_64-6.12, arm64-6.12, riscv64-6.12 or riscv64-6.12-nostrict)" ;;
+*) die "unknown architecture '$arch' (x86_64, x86_64-wx, arm64, riscv64, riscv64-nostrict, loongarch64, loongarch64-dtb, x86_64-6.12, arm64-6.12, arm64-6.12-gcc, riscv64-6.12 or riscv64-6.12-nostrict)" ;;
 esac
 jobs=${LEAN_JOBS:-$jobs}
 src_tar=/usr/src/linux-source-$src_ver.tar.xz

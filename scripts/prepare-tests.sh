@@ -151,8 +151,10 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" loongarch64-dtb
 	# Linux 6.12 as it builds what users run (issue 36): call ops, BTI, IBT, kCFI, call padding.
 	"$prep_here/build-lean-kernel.sh" arm64-6.12
-	# 6.12 without padding below _etext: refused in one line (the guard page needs 6.1's early mapping).
+	# 6.12 without padding below _etext: the guard page, mapped in the tables the kernel builds itself.
 	prep_arm64_nopad lean-arm64-6.12 lean-arm64-6.12-nopad
+	# 6.12 built with gcc: WITH_ARGS without call ops, no BTI, no pointer authentication.
+	"$prep_here/build-lean-kernel.sh" arm64-6.12-gcc
 	"$prep_here/build-lean-kernel.sh" x86_64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12-nostrict

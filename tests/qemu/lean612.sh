@@ -12,7 +12,9 @@
 #    first-hit order against QEMU's breakpoints, 20 attach/detach cycles
 #    with every window exact; and the same kernel with no padding below
 #    _etext (lean-arm64-6.12-nopad): the stub in _end's guard page, which
-#    the host maps in the tables the kernel builds for itself;
+#    the host maps in the tables the kernel builds for itself; and
+#    built with gcc at -Os (lean-arm64-6.12-gcc): WITH_ARGS without call
+#    ops, neither BTI nor pointer authentication;
 #  - riscv64 6.12 (WITH_ARGS, the auipc/jalr detour), with and without
 #    STRICT_KERNEL_RWX (the stub below __init_begin, or past the image's
 #    end): the same, but attach (riscv64's cinit has no marker loop:
@@ -82,7 +84,21 @@ for k in ${*:-arm64 riscv64 x86_64}; do
 		check "arm64-6.12-nopad: the stub in the guard page at _end, mapped by the host in the kernel's own tables (52-bit VAs, 4 KiB pages)" \
 			eval "grep -q 'the stub goes in the guard page at _end' '$TMPD/arm64-6.12-nopad-cpus1.err' &&
 			      grep -qE \"the stub's guard page at 0x[0-9a-f]+ mapped in the kernel's own tables \\(52-bit VAs, 4 KiB pages\\)\" '$TMPD/arm64-6.12-nopad-cpus2.err'"
+		qtrace_order lean-arm64-6.12-nopad
+		# Built with gcc at -Os: ftrace WITH_ARGS without call ops (the two-NOP
+		# slot at the function's entry, no literal before it), neither BTI nor
+		# pointer authentication.
+		gcc612=$VMMTRACE_CACHE/lean-arm64-6.12-gcc/Image
+		require_file "$gcc612"
+		slots_named arm64-6.12-gcc "$gcc612"
+		check "arm64-6.12-gcc: no call ops (no literal before the functions), the slot at the function's first instruction (no bti c)" \
+			eval "! grep -q 'the records point before the functions' '$TMPD/arm64-6.12-gcc.sym' &&
+			      \"$VMMTRACE\" symbols --slots '$gcc612' start_kernel 2>/dev/null | awk '{ print \$1 }' >'$TMPD/gk.slot' &&
+			      \"$VMMTRACE\" symbols '$gcc612' start_kernel 2>/dev/null | awk '{ print \$1 }' >'$TMPD/gk.sym' &&
+			      [ \$((0x\$(cat '$TMPD/gk.slot') - 0x\$(cat '$TMPD/gk.sym'))) = 0 ]"
+		arm64_checks arm64-6.12-gcc "$gcc612"
 		[ "${LEAN612_FULL:-0}" = 1 ] || continue
+		qtrace_order lean-arm64-6.12-gcc
 		trace_all arm64-6.12 "$img" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 500000
 		trace_all arm64-6.12-nopad "$nopad" "$INITRAMFS_ARM64" 'VMMTRACE-INIT: done passed=2 failed=0' vmmtrace.steps=cpus,uname 500000
 		qtrace_order lean-arm64-6.12

@@ -32,8 +32,9 @@
  * script writes from the booted guest's own /proc/kallsyms. They get the
  * five and `--trace '*'` to kernel_init on 1 vCPU, not the 2-vCPU boot.
  * The lean 6.12 kernels (lean-x86_64-6.12, lean-arm64-6.12,
- * lean-riscv64-6.12, lean-riscv64-6.12-nostrict) get every check when
- * named (tests/qemu/lean612.sh).
+ * lean-arm64-6.12-nopad, lean-arm64-6.12-gcc, lean-riscv64-6.12,
+ * lean-riscv64-6.12-nostrict) get every check when named
+ * (tests/qemu/lean612.sh).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -82,6 +83,10 @@ static const struct tarch tarches[] = {
 	/* The lean 6.12 kernels (tests/qemu/lean612.sh): clang's IBT, kCFI and call padding; call ops and BTI. */
 	{ "lean-x86_64-6.12", "lean-x86_64-6.12", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 0 },
 	{ "lean-arm64-6.12", "lean-arm64-6.12", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
+	/* No padding below _etext: the guard page the host maps in the tables 6.12 builds for itself. */
+	{ "lean-arm64-6.12-nopad", "lean-arm64-6.12-nopad", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
+	/* Built with gcc at -Os: WITH_ARGS without call ops, neither BTI nor pointer authentication. */
+	{ "lean-arm64-6.12-gcc", "lean-arm64-6.12-gcc", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
 	{ "lean-riscv64-6.12", "lean-riscv64-6.12", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 1, 0 },
 	{ "lean-riscv64-6.12-nostrict", "lean-riscv64-6.12-nostrict", "Image", IMAGE_ARCH_RISCV64, NULL, NULL, 1, 0 },
 };
