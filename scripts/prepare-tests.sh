@@ -158,6 +158,8 @@ prep_guests() {
 	"$prep_here/build-lean-kernel.sh" x86_64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12
 	"$prep_here/build-lean-kernel.sh" riscv64-6.12-nostrict
+	# QEMU 10 beside the system's 7.2, for --deterministic on several vCPUs.
+	"$prep_here/fetch-qemu-backports.sh"
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 	"$prep_here/build-initramfs.sh" loongarch64

@@ -18,6 +18,8 @@
 #include "vmm/image/image.h"
 #include "vmm/output/writer.h"
 #include "vmm/qemu/host-qemu.h"
+#include "vmm/qemu/qemu-proc.h"
+#include "vmm/qemu/qemu-vm.h"
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
 
@@ -62,22 +64,35 @@ static int boot_console_fd(const struct boot_opts *o)
 
 /*
  * What --deterministic cannot promise, refused (docs/TRACING.md,
- * "Reproducible boots"): QEMU 7.2's instruction counting takes several
- * vCPUs in turns at points the host's timing picks, and x86_64 and
- * loongarch64 guests hang bringing up their second CPU under it; a
- * riscv64 guest stops making progress under it once its timer starts.
+ * "Reproducible boots"): several vCPUs under a QEMU older than 10 (7.2's
+ * instruction counting hangs x86_64 and loongarch64 guests bringing up
+ * their second CPU; 10.0 boots them, and its turns between vCPUs follow
+ * the instruction counts: two boots give the same trace), and riscv64,
+ * whose clock stops making progress under it once its timer starts.
  */
+#define DETERMINISTIC_SMP_QEMU 10
+
 static int boot_check_deterministic(const struct boot_opts *o, const struct kernel_image *img, int qemu)
 {
 	if (!qemu)
 		return boot_fail("--deterministic needs the QEMU host (--host qemu): on KVM the guest's clock is the host's");
-	if (o->ncpus > 1)
-		return boot_fail("--deterministic runs one vCPU: under QEMU's instruction counting several take turns "
-				 "where the host's timing says (and x86_64 and loongarch64 guests hang starting the second)");
 	if (img->arch == IMAGE_ARCH_RISCV64)
-		return boot_fail("--deterministic: under QEMU 7.2's instruction counting a riscv64 guest's clock jumps "
-				 "to 2^63 ns where vmmtrace first stops it, and its timer never fires (x86_64, arm64 and "
-				 "loongarch64 boot)");
+		return boot_fail("--deterministic: under QEMU's instruction counting (7.2 and 10.0) a riscv64 guest's "
+				 "clock jumps to 2^63 ns where vmmtrace first stops it, and its timer never fires "
+				 "(x86_64, arm64 and loongarch64 boot)");
+	if (o->ncpus > 1) {
+		const struct qvm_arch *a = qvm_arch_for(img->arch);
+		unsigned major = 0, minor = 0;
+		struct errbuf err = { "" };
+
+		if (!a || qemu_version(a->binary, &major, &minor, &err))
+			return boot_fail("--deterministic on %u vCPUs: %s", o->ncpus, a ? err.msg : "no QEMU for this kernel");
+		if (major < DETERMINISTIC_SMP_QEMU)
+			return boot_fail("--deterministic on %u vCPUs needs QEMU %u or later (%s here is %u.%u, whose "
+					 "instruction counting hangs x86_64 and loongarch64 guests starting their second "
+					 "CPU); one vCPU works with it", o->ncpus, DETERMINISTIC_SMP_QEMU, a->binary,
+					 major, minor);
+	}
 	return 0;
 }
 

@@ -338,3 +338,44 @@ void qemu_stop(struct qemu *q)
 		close(q->mem_fd);
 	q->mem_fd = -1;
 }
+
+int qemu_version(const char *binary, unsigned *major, unsigned *minor, struct errbuf *err)
+{
+	char *argv[] = { (char *)binary, "--version", NULL }, out[256] = "";
+	int fds[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return err_set(err, errno, "qemu: pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(err, errno, "qemu: fork: %s", strerror(errno));
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(null, 2) < 0 ||
+		    prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(QEMU_EXEC_FAILED);
+		closefrom(3);
+		execvp(argv[0], argv);
+		_exit(QEMU_EXEC_FAILED);
+	}
+	close(fds[1]);
+	while ((size_t)got < sizeof(out) - 1 && ((n = read(fds[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0 ||
+						 (n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return err_set(err, ENOENT, "qemu: cannot run %s --version", binary);
+	/* "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18)" */
+	if (sscanf(out, "QEMU emulator version %u.%u", major, minor) != 2)
+		return err_set(err, EPROTO, "qemu: %s --version says no version: %.60s", binary, out);
+	return 0;
+}

@@ -49,6 +49,8 @@ struct qemu {
 /* Builds the argument vector (unit-tested); argv gets at most QEMU_MAX_ARGS entries and a NULL. */
 int qemu_build_args(const struct qemu_config *cfg, int mem_fd, int gdb_fd, char *store,
 		    size_t store_len, char **argv, struct errbuf *err);
+/* The version binary says it is (--version; PATH is searched): major and minor. */
+int qemu_version(const char *binary, unsigned *major, unsigned *minor, struct errbuf *err);
 /* Starts QEMU stopped (-S) and connects to its gdbstub. */
 int qemu_start(struct qemu *q, const struct qemu_config *cfg, struct errbuf *err);
 /*
