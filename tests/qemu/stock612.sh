@@ -34,12 +34,20 @@
 #    ftrace_bug, no oops, the dd's calls alike in both traces.
 #
 #   tests/qemu/stock612.sh [x86_64] [arm64] [arm64-16k]   (default: all three)
+#
+# STOCK612_HOST=kvm boots x86_64's kernel on vmmtrace's own KVM VMM instead
+# (the reference stays QEMU's; STOCK612_TIMEOUT, default 300 s, bounds each
+# boot): for a machine whose KVM runs guest kernels at hardware speed. On
+# this project's machines KVM emulates guest kernel code and breaks
+# SYSCALL from user mode (HOST-KVM.md §4), so there it cannot pass.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 QTRACE=$(dirname "$VMMTRACE")/tests/qemu/test-qemu-trace
 require_file "$QTRACE"
 SAMPLE=3000
 LOOPS=300
+STOCK612_HOST=${STOCK612_HOST:-qemu}
+STOCK612_TIMEOUT=${STOCK612_TIMEOUT:-300}
 FIVE="start_kernel setup_arch trap_init sched_init rest_init"
 
 stock612() {
@@ -51,6 +59,8 @@ stock612() {
 	*) fail "unknown kernel '$name'"; return ;;
 	esac
 	target=${name}-6.12
+	local host=qemu
+	[ "$name" != x86_64 ] || host=$STOCK612_HOST
 	image=$VMMTRACE_CACHE/$image
 	require_file "$image"
 	require_file "$initrd"
@@ -99,7 +109,7 @@ PY
 	cat "$initrd" "$d/names.cpio" >"$d/initrd"
 	local trace=() f
 	for f in $FIVE kernel_init; do trace+=(--trace "$f"); done
-	timeout -k 5 300 "$VMMTRACE" boot "$image" --host qemu --initrd "$d/initrd" "${trace[@]}" --trace "$getprio" --args \
+	timeout -k 5 "$STOCK612_TIMEOUT" "$VMMTRACE" boot "$image" --host "$host" --initrd "$d/initrd" "${trace[@]}" --trace "$getprio" --args \
 		-o "$d/five.txt" --console "$d/five.con" -v \
 		--cmdline "vmmtrace.steps=kallsyms,ftrace-handoff vmmtrace.kallsyms_max=100000 vmmtrace.ftrace_func=$getprio vmmtrace.ftrace_loops=$LOOPS" \
 		</dev/null >/dev/null 2>"$d/five.err"
@@ -143,7 +153,7 @@ PY
 	check "$name: test-qemu-trace ran its checks (status $rc)" eval "[ $rc = 0 ] && grep -q '^PASS: ' '$d/qtrace'"
 
 	# 2 vCPUs, --graph, a getpriority loop on each CPU.
-	timeout -k 5 300 "$VMMTRACE" boot "$image" --host qemu --cpus 2 --initrd "$initrd" --graph "${trace[@]}" \
+	timeout -k 5 "$STOCK612_TIMEOUT" "$VMMTRACE" boot "$image" --host "$host" --cpus 2 --initrd "$initrd" --graph "${trace[@]}" \
 		--trace "$getprio" -o "$d/graph.raw" --console "$d/graph.con" \
 		--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" </dev/null >/dev/null 2>"$d/graph.err"
 	rc=$?
