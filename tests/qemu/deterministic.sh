@@ -101,4 +101,16 @@ for args in "$LEAN_BZIMAGE --host kvm" "$LEAN_BZIMAGE --host qemu --cpus 2" "$VM
 	check "--deterministic refused for '${args#"$VMMTRACE_CACHE"/}': status 2, one line (got $rc: $(head -n 1 "$TMPD/bad.out"))" \
 		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad.out') = 1 ] && grep -q '^vmmtrace boot: --deterministic' '$TMPD/bad.out'"
 done
+# 2 vCPUs: the QEMU first in PATH says its version, or cannot be run, or says none.
+mkdir -p "$TMPD/fakeq"
+for say in 'QEMU emulator version 9.2.0' 'garbage' ''; do
+	rm -f "$TMPD/fakeq/qemu-system-x86_64"
+	[ -z "$say" ] || printf '#!/bin/sh\necho "%s"\necho second line\n' "$say" >"$TMPD/fakeq/qemu-system-x86_64"
+	[ -z "$say" ] || chmod +x "$TMPD/fakeq/qemu-system-x86_64"
+	PATH="$TMPD/fakeq:/usr/bin/nonexistent" "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --deterministic --cpus 2 \
+		--trace start_kernel </dev/null >"$TMPD/bad.out" 2>&1
+	rc=$?
+	check "--deterministic --cpus 2 with a QEMU that says '${say:-(none there)}': status 2, one line (got $rc: $(head -n 1 "$TMPD/bad.out"))" \
+		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad.out') = 1 ] && grep -qE '^vmmtrace boot: --deterministic on 2 vCPUs(:| needs QEMU 10 or later \(qemu-system-x86_64 here is 9.2)' '$TMPD/bad.out'"
+done
 finish

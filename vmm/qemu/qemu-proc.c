@@ -374,7 +374,8 @@ int qemu_version(const char *binary, unsigned *major, unsigned *minor, struct er
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return err_set(err, ENOENT, "qemu: cannot run %s --version", binary);
-	/* "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18)" */
+	/* "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18)"; an error quotes the first line only. */
+	out[strcspn(out, "\r\n")] = 0;
 	if (sscanf(out, "QEMU emulator version %u.%u", major, minor) != 2)
 		return err_set(err, EPROTO, "qemu: %s --version says no version: %.60s", binary, out);
 	return 0;
