@@ -363,6 +363,16 @@ static int signals_fd(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/*
+ * riscv64 under --deterministic: how far a stop may move the guest's clock
+ * (qvm_clock_ceiling), in ticks of QEMU virt's 10 MHz time: 10 s. Until the
+ * kernel starts its timer (time_init) each stop moves it that far, so it
+ * must outlast the boot's run to ftrace_init, the first stop: 0.2 s on the
+ * lean kernels with 512 MiB, 1 s with 4 GiB (memblock's work grows with
+ * memory); a boot that outruns it ends with one line at the next stop.
+ */
+#define DETERMINISTIC_RV_CEILING 100000000
+
 /* QEMU started, stopped before the first instruction (or, x86_64 traced, at the kernel's entry). */
 static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbuf *err)
 {
@@ -424,7 +434,8 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	hq->h.child = hq->qh.q.pid;
 	hq->con_fd = consock[0];
 	fcntl(hq->con_fd, F_SETFL, O_NONBLOCK);
-	if (la64 && (rc = la64_boot_write(hq->q, &lb, err)))
+	if ((la64 && (rc = la64_boot_write(hq->q, &lb, err))) ||
+	    (b->deterministic && (rc = qvm_clock_ceiling(hq->q, DETERMINISTIC_RV_CEILING, err))))
 		goto out;
 	if ((errno = pthread_create(&hq->con_thread, NULL, console_reader, hq))) {
 		rc = err_set(err, errno, "cannot start the console's thread: %s", strerror(errno));

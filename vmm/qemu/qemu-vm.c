@@ -66,6 +66,8 @@ int qvm_open(struct qvm *h, const struct qemu_config *cfg, const struct qvm_arch
 	h->arch = *arch;
 	h->ncpus = 0;
 	h->running = h->phys_mode = h->exited = h->has_xml = 0;
+	h->rv_csr_base = 0;
+	h->rv_ceiling = 0;
 	if ((rc = qemu_start(&h->q, cfg, err)))
 		return rc;
 	if ((rc = gdb_threads(&h->q.gdb, ids, GDB_MAX_THREADS, &n, err)))
@@ -97,6 +99,119 @@ void qvm_close(struct qvm *h)
 	h->running = 0;
 }
 
+/*
+ * riscv64 under -icount with sleep=off (--deterministic). Once every vCPU
+ * has stopped, at one of vmmtrace's breakpoints too, QEMU's main loop sees
+ * them idle before it stops the VM and moves the guest's clock on to its
+ * next timer, as for a CPU waiting in WFI (icount_start_warp_timer). Before
+ * the kernel starts its own timer (time_init, after ftrace_init, where
+ * vmmtrace first stops) the next one is a compare register of all ones
+ * (OpenSBI's mtimecmp), which QEMU 7.2 places at INT64_MAX ns: the clock
+ * jumps there and no timer fires again. So each resume arms vCPU 0's VS-level timer (vstimecmp:
+ * Sstc with H; a kernel that runs no VMs never enables its interrupt, and
+ * a pending VSTIP does not end a WFI) that many ticks ahead: a stop moves
+ * the clock by that much at most. The moves are the same in every boot,
+ * so two boots still trace alike. QEMU numbers riscv64's CSRs from a base
+ * its riscv-csr.xml gives (sstatus is CSR 0x100).
+ */
+#define RV_CSR_SSTATUS 0x100
+#define RV_CSR_VSTIMECMP 0x24d
+#define RV_CSR_TIME 0xc01
+#define RV_XML_MAX (256 * 1024)
+
+static int need_xml(struct qvm *h, struct errbuf *err);
+
+static int rv_csr_xml_base(struct qvm *h, unsigned *base, struct errbuf *err)
+{
+	char cmd[96], *xml = NULL, *at;
+	size_t len = 0;
+	int rc = 0;
+
+	for (;;) {
+		size_t n;
+		char kind, *grown;
+
+		snprintf(cmd, sizeof(cmd), "qXfer:features:read:riscv-csr.xml:%zx,ffb", len);
+		if ((rc = gdb_request(&h->q.gdb, cmd, err)))
+			goto out;
+		kind = h->q.gdb.pkt[0];
+		n = h->q.gdb.pkt_len ? h->q.gdb.pkt_len - 1 : 0;
+		if ((kind != 'm' && kind != 'l') || len + n > RV_XML_MAX) {
+			rc = err_set(err, EOPNOTSUPP, "qemu: the gdbstub gives no riscv-csr.xml ('%.16s')", h->q.gdb.pkt);
+			goto out;
+		}
+		if (!(grown = realloc(xml, len + n + 1))) {
+			rc = err_set(err, ENOMEM, "out of memory for riscv-csr.xml");
+			goto out;
+		}
+		xml = grown;
+		memcpy(xml + len, h->q.gdb.pkt + 1, n);
+		xml[len += n] = 0;
+		if (kind == 'l' || !n)
+			break;
+	}
+	at = strstr(xml, "name=\"sstatus\"");
+	at = at ? strstr(at, "regnum=\"") : NULL;
+	if (!at || sscanf(at, "regnum=\"%u\"", base) != 1 || *base < RV_CSR_SSTATUS)
+		rc = err_set(err, EOPNOTSUPP, "qemu: riscv-csr.xml numbers no sstatus");
+	else
+		*base -= RV_CSR_SSTATUS;
+out:
+	free(xml);
+	return rc;
+}
+
+int qvm_clock_ceiling(struct qvm *h, uint64_t ticks, struct errbuf *err)
+{
+	int rc;
+
+	if (h->arch.image_arch != IMAGE_ARCH_RISCV64 || !ticks)
+		return 0;
+	if ((rc = need_xml(h, err)) || (rc = rv_csr_xml_base(h, &h->rv_csr_base, err)))
+		return rc;
+	h->rv_ceiling = ticks;
+	return 0;
+}
+
+static int rv_csr(struct qvm *h, unsigned csr, uint64_t *val, struct errbuf *err)
+{
+	size_t n = 0;
+	int rc = gdb_read_reg(&h->q.gdb, h->rv_csr_base + csr, (uint8_t *)val, sizeof(*val), &n, err);
+
+	if (!rc && n != sizeof(*val))
+		rc = err_set(err, EPROTO, "qemu: CSR %#x read back %zu bytes", csr, n);
+	return rc;
+}
+
+/*
+ * Before a resume: vCPU 0's vstimecmp ticks past its time (see above). A
+ * clock past 2^54 ticks (57 years of QEMU virt's 10 MHz) is one QEMU moved
+ * to INT64_MAX ns (2^56.4 ticks there): nothing fires again, so say so and
+ * end. QEMU's gdbstub takes a write to a CSR the CPU lacks and drops it:
+ * the value is read back.
+ */
+static int rv_arm_ceiling(struct qvm *h, struct errbuf *err)
+{
+	uint64_t now = 0, at, back = 0;
+	int rc;
+
+	if (!h->rv_ceiling)
+		return 0;
+	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[0], err)) || (rc = rv_csr(h, RV_CSR_TIME, &now, err)))
+		return rc;
+	if (now >> 54)
+		return err_set(err, ERANGE, "--deterministic: the riscv64 guest's clock jumped to %#llx ticks "
+			       "(QEMU's instruction counting moved it to a timer at the end of time)",
+			       (unsigned long long)now);
+	at = now + h->rv_ceiling;
+	if ((rc = gdb_write_reg(&h->q.gdb, h->rv_csr_base + RV_CSR_VSTIMECMP, &at, sizeof(at), err)))
+		return rc;
+	if (rv_csr(h, RV_CSR_VSTIMECMP, &back, err) || back != at)
+		return err_set(err, EOPNOTSUPP, "--deterministic: this riscv64 CPU keeps no vstimecmp (Sstc and H), "
+			       "which keeps vmmtrace's stops from moving its clock to the end of time");
+	return 0;
+}
+
 int qvm_resume(struct qvm *h, struct errbuf *err)
 {
 	int rc;
@@ -105,6 +220,8 @@ int qvm_resume(struct qvm *h, struct errbuf *err)
 		return err_set(err, ECHILD, "qemu: the guest has ended");
 	if (h->running)
 		return 0;
+	if ((rc = rv_arm_ceiling(h, err)))
+		return rc;
 	rc = gdb_continue(&h->q.gdb, err);
 	h->running = !rc;
 	return rc;
@@ -190,7 +307,7 @@ int qvm_let_run(struct qvm *h, uint64_t mask, unsigned run_ms, struct qvm_stop *
 			len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, ";c:%lx", h->thread[i]);
 	if (!strcmp(cmd, "vCont"))
 		return 0;
-	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
+	if ((rc = rv_arm_ceiling(h, err)) || (rc = gdb_send(&h->q.gdb, cmd, err)))
 		return rc;
 	h->running = 1;
 	rc = qvm_wait(h, (int)run_ms, st ? st : &tmp, err);
@@ -323,6 +440,21 @@ int qvm_vcpu_dump(struct qvm *h, unsigned cpu, char *buf, size_t len, uint64_t *
 	return 0;
 }
 
+/* QEMU 7.2 answers p and P with an empty packet until target.xml was read (gdb_has_xml). */
+static int need_xml(struct qvm *h, struct errbuf *err)
+{
+	int rc;
+
+	if (h->has_xml)
+		return 0;
+	if ((rc = gdb_request(&h->q.gdb, "qXfer:features:read:target.xml:0,ffb", err)))
+		return rc;
+	if (h->q.gdb.pkt[0] != 'l' && h->q.gdb.pkt[0] != 'm')
+		return err_set(err, EOPNOTSUPP, "qemu: the gdbstub gives no target.xml ('%.16s')", h->q.gdb.pkt);
+	h->has_xml = 1;
+	return 0;
+}
+
 int qvm_set_reg(struct qvm *h, unsigned cpu, unsigned regno, uint64_t val, struct errbuf *err)
 {
 	int rc;
@@ -331,15 +463,7 @@ int qvm_set_reg(struct qvm *h, unsigned cpu, unsigned regno, uint64_t val, struc
 		return err_set(err, EINVAL, "qemu: no vCPU %u", cpu);
 	if (h->running)
 		return err_set(err, EINVAL, "qemu: a register written while the guest runs");
-	/* QEMU 7.2 answers p and P with an empty packet until target.xml was read (gdb_has_xml). */
-	if (!h->has_xml) {
-		if ((rc = gdb_request(&h->q.gdb, "qXfer:features:read:target.xml:0,ffb", err)))
-			return rc;
-		if (h->q.gdb.pkt[0] != 'l' && h->q.gdb.pkt[0] != 'm')
-			return err_set(err, EOPNOTSUPP, "qemu: the gdbstub gives no target.xml ('%.16s')", h->q.gdb.pkt);
-		h->has_xml = 1;
-	}
-	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)))
+	if ((rc = need_xml(h, err)) || (rc = gdb_select_thread(&h->q.gdb, h->thread[cpu], err)))
 		return rc;
 	return gdb_write_reg(&h->q.gdb, regno, &val, sizeof(val), err);
 }
@@ -433,7 +557,7 @@ int qvm_step_over(struct qvm *h, int hw, const struct qvm_stop *st, struct errbu
 	if ((rc = qvm_clear_break(h, hw, st->pc, err)))
 		return rc;
 	snprintf(cmd, sizeof(cmd), "vCont;s:%lx", h->thread[st->cpu]);
-	if ((rc = gdb_send(&h->q.gdb, cmd, err)))
+	if ((rc = rv_arm_ceiling(h, err)) || (rc = gdb_send(&h->q.gdb, cmd, err)))
 		return rc;
 	h->running = 1;
 	rc = qvm_wait(h, h->q.gdb.timeout_ms, &after, err);

@@ -48,6 +48,8 @@ struct qvm {
 	int phys_mode;			/* the gdbstub's memory accesses are guest-physical now */
 	int exited;			/* QEMU has ended (the guest powered off or reset) */
 	int has_xml;			/* its target.xml was read: P is answered */
+	unsigned rv_csr_base;		/* riscv64: the gdbstub's number of CSR 0 */
+	uint64_t rv_ceiling;		/* riscv64 --deterministic: the VS timer's lead, in ticks (0: none) */
 };
 
 /* A vCPU that stopped, and where. */
@@ -60,6 +62,14 @@ struct qvm_stop {
 int qvm_open(struct qvm *h, const struct qemu_config *cfg, const struct qvm_arch *arch,
 	       struct errbuf *err);
 void qvm_close(struct qvm *h);
+
+/*
+ * riscv64 under -icount with sleep=off (--deterministic): before each
+ * resume, vCPU 0's VS-level timer (vstimecmp) is armed ticks ahead of its
+ * time, so that no stop lets QEMU move the guest's clock further
+ * (qemu-vm.c says why). Fails in one line where the CPU has no Sstc and H.
+ */
+int qvm_clock_ceiling(struct qvm *h, uint64_t ticks, struct errbuf *err);
 
 /*
  * Every vCPU runs / stops (the stop waits for QEMU to say so). A vCPU may
