@@ -16,7 +16,7 @@
 #  - the same three kernels on 2 vCPUs under QEMU 10 (the backported one
 #    scripts/fetch-qemu-backports.sh caches): the two boots alike too, CPU
 #    1's calls in the trace;
-#  - riscv64: the two stops of the hand-over, before the kernel starts its
+#  - riscv64 (6.1 and 6.12): the two stops of the hand-over, before the kernel starts its
 #    timer, each move the clock on by the 10 s vmmtrace's VS timer allows
 #    (not to 2^63 ns, where no timer fires again);
 #  - what it cannot promise is refused with one line and status 2: the KVM
@@ -73,6 +73,9 @@ twice loongarch64 "$LA" "$INITRAMFS_LA" '^CINIT: done' "-- 10 1"
 RV=$VMMTRACE_CACHE/lean-riscv64/Image
 require_file "$RV"
 twice riscv64 "$RV" "$INITRAMFS_RV" '^CINIT: done' "-- 10 1"
+RV612=$VMMTRACE_CACHE/lean-riscv64-6.12/Image
+require_file "$RV612"
+twice riscv64-6.12 "$RV612" "$INITRAMFS_RV" '^CINIT: done' "-- 10 1"
 # sched_init, the first traced call after ftrace_init returned, comes 20 s
 # on: the two stops moved the clock 10 s each, not to 2^63 ns.
 "$VMMTRACE" report "$TMPD/riscv64-1.raw" --trace sched_init --from 20 --to 21 >"$TMPD/rv-late.txt" 2>&1
