@@ -4,20 +4,25 @@
 # carries, never a hard-coded version), unpacked into the cache beside the
 # system's 7.2, nothing installed and no apt source added:
 #
-#   $VMMTRACE_CACHE/qemu-backports/usr/bin/qemu-system-{x86_64,aarch64,loongarch64,...}
+#   $VMMTRACE_CACHE/qemu-backports/usr/bin/qemu-system-{x86_64,aarch64,loongarch64,riscv64,...}
+#   $VMMTRACE_CACHE/qemu-backports/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
 #
 # --deterministic on several vCPUs needs QEMU 10 (7.2's instruction
 # counting hangs x86_64 and loongarch64 guests starting their second CPU;
 # docs/TRACING.md): the tests run those boots with this directory first in
 # PATH. The binaries use the system's firmware and libraries (QEMU 7.2's
 # packages, which the project's set-up installs); a library they lack is
-# named and the script fails.
+# named and the script fails. riscv64 on several vCPUs also needs the
+# backported OpenSBI (1.5; Debian 12's 1.1 keeps a waiting hart busy),
+# which the tests pass with --firmware.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 out="$VMMTRACE_CACHE/qemu-backports"
-pkgs=(qemu-system-x86 qemu-system-arm qemu-system-misc qemu-system-common qemu-system-data)
-if [ -x "$out/usr/bin/qemu-system-x86_64" ] && "$out/usr/bin/qemu-system-x86_64" --version >/dev/null 2>&1; then
+pkgs=(qemu-system-x86 qemu-system-arm qemu-system-misc qemu-system-riscv qemu-system-common qemu-system-data opensbi)
+fw=$out/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+if [ -x "$out/usr/bin/qemu-system-x86_64" ] && "$out/usr/bin/qemu-system-x86_64" --version >/dev/null 2>&1 &&
+	[ -x "$out/usr/bin/qemu-system-riscv64" ] && [ -s "$fw" ]; then
 	say "QEMU from bookworm-backports cached in $out ($("$out/usr/bin/qemu-system-x86_64" --version | head -n 1))"
 	exit 0
 fi
@@ -37,7 +42,7 @@ for p in "${pkgs[@]}"; do
 done
 rm -rf "$out.tmp"; mkdir -p "$out.tmp"
 for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$out.tmp"; done
-missing=$(for b in "$out.tmp"/usr/bin/qemu-system-{x86_64,aarch64,loongarch64}; do ldd "$b"; done | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
+missing=$(for b in "$out.tmp"/usr/bin/qemu-system-{x86_64,aarch64,loongarch64,riscv64}; do ldd "$b"; done | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
 [ -z "$missing" ] || die "the backported QEMU needs libraries this machine lacks: $missing"
 rm -rf "$out"; mv "$out.tmp" "$out"
 say "QEMU from bookworm-backports in $out ($("$out/usr/bin/qemu-system-x86_64" --version | head -n 1))"

@@ -58,6 +58,7 @@ static const char boot_usage[] =
 	"  --compat auto|on|off   the compatibility layer for software-assisted KVM (default auto)\n"
 	"  --fast-boot auto|on|off  skip the kernel's slow self-checks on such a host (default: with compat)\n"
 	"  --deterministic        QEMU host: the guest's clock counts instructions, two boots trace alike\n"
+	"  --firmware FILE        QEMU host, riscv64: the SBI firmware run before the kernel (QEMU's -bios)\n"
 	"  --no-sandbox           no seccomp filter once the guest runs\n";
 
 static int parse_size(const char *s, uint64_t *out)
@@ -169,6 +170,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		{ "host", required_argument, NULL, 'W' },
 		{ "arch", required_argument, NULL, 'Z' },
 		{ "deterministic", no_argument, NULL, 'd' },
+		{ "firmware", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -303,6 +305,7 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 			break;
 		case 'Z': o->arch = optarg; break;
 		case 'd': o->deterministic = 1; break;
+		case 'J': o->firmware = optarg; break;
 		default:
 			return boot_fail("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
 		}

@@ -49,6 +49,7 @@ struct boot_opts {
 	enum boot_host host;		/* --host (default: KVM for x86_64 where it opens, else QEMU) */
 	const char *arch;		/* --arch: the kernel's architecture, checked against the image's */
 	int deterministic;		/* --deterministic: QEMU's instruction count is the guest's clock */
+	const char *firmware;		/* --firmware: riscv64's SBI firmware under QEMU (its -bios) */
 	int buffer_given;		/* --buffer-size was given */
 };
 

@@ -356,7 +356,7 @@ int boot_run(const struct boot_opts *o, const struct boot_run *r)
 		.kernel = o->kernel, .img = r->img, .initrd = o->initrd, .initrd_data = r->initrd,
 		.initrd_size = r->initrd_size, .cmdline_replace = o->cmdline_replace, .cmdline_extra = o->cmdline_extra,
 		.ncpus = o->ncpus, .mem = o->mem, .compat = o->compat, .fast_boot = o->fast_boot,
-		.deterministic = o->deterministic,
+		.deterministic = o->deterministic, .firmware = o->firmware,
 		.console_fd = r->console_fd, .verbose = o->verbose, .traced = boot_traced(o),
 		.stub_bytes = stub_geom_region_bytes(o->ncpus, o->tcfg.buffer_size),
 	};

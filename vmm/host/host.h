@@ -211,6 +211,7 @@ struct host_boot {
 	int compat;			/* the host's compatibility layer: HOST_AUTO, 0 off, 1 on */
 	int fast_boot;			/* options that only shorten an emulated boot: HOST_AUTO, 0, 1 */
 	int deterministic;		/* QEMU: instruction counting for the guest's clock (docs/TRACING.md) */
+	const char *firmware;		/* QEMU, riscv64: the SBI firmware (-bios), or NULL: QEMU's own */
 	int console_fd;			/* where the guest's console goes */
 	int verbose;
 	/* The tracer will place a stub, with this much data (stub_geom_region_bytes). */

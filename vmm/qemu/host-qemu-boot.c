@@ -380,7 +380,8 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 	int la64 = b->img->arch == IMAGE_ARCH_LOONGARCH64;
 	char memmap[80] = "", dtb[64] = "";
 	struct qemu_config cfg = {
-		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu, .bios = arch->bios,
+		.binary = arch->binary, .machine = arch->machine, .cpu = arch->cpu,
+		.bios = b->firmware ? b->firmware : arch->bios,
 		.ncpus = b->ncpus, .mem_size = b->mem, .kernel = b->kernel, .initrd = b->initrd,
 		.console_socket = 1, .timeout_ms = 10000, .deterministic = b->deterministic,
 	};

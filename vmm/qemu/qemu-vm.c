@@ -68,6 +68,7 @@ int qvm_open(struct qvm *h, const struct qemu_config *cfg, const struct qvm_arch
 	h->running = h->phys_mode = h->exited = h->has_xml = 0;
 	h->rv_csr_base = 0;
 	h->rv_ceiling = 0;
+	h->rv_resumes = 0;
 	if ((rc = qemu_start(&h->q, cfg, err)))
 		return rc;
 	if ((rc = gdb_threads(&h->q.gdb, ids, GDB_MAX_THREADS, &n, err)))
@@ -184,6 +185,36 @@ static int rv_csr(struct qvm *h, unsigned csr, uint64_t *val, struct errbuf *err
 }
 
 /*
+ * At the first stop (ftrace_init, before the kernel starts other harts)
+ * the other harts wait in the firmware. OpenSBI 1.1 (Debian 12's) waits
+ * with an IPI it never takes pending, so its WFI returns at once and the
+ * hart never idles: when a vCPU stops at a breakpoint QEMU's round-robin
+ * thread runs that hart on until the main loop stops the VM, for a time
+ * the host picks, and two boots part. OpenSBI 1.5 idles there.
+ */
+#define RV_CSR_MIE 0x304
+#define RV_CSR_MIP 0x344
+#define RV_MSIP (1ULL << 3)
+
+static int rv_check_waiting_harts(struct qvm *h, struct errbuf *err)
+{
+	for (unsigned i = 0; i < h->ncpus; i++) {
+		uint64_t mip = 0, mie = 0;
+		int rc;
+
+		if ((rc = gdb_select_thread(&h->q.gdb, h->thread[i], err)) || (rc = rv_csr(h, RV_CSR_MIP, &mip, err)) ||
+		    (rc = rv_csr(h, RV_CSR_MIE, &mie, err)))
+			return rc;
+		if (mip & mie & RV_MSIP)
+			return err_set(err, EBUSY, "--deterministic on %u vCPUs: riscv64 hart %u waits in its firmware with "
+				       "an IPI pending, so it never idles and each stop of the guest lets it run on for "
+				       "a time the host picks: boots would part (OpenSBI 1.1 waits so, 1.5 idles: "
+				       "--firmware)", h->ncpus, i);
+	}
+	return 0;
+}
+
+/*
  * Before a resume: vCPU 0's vstimecmp ticks past its time (see above). A
  * clock past 2^54 ticks (57 years of QEMU virt's 10 MHz) is one QEMU moved
  * to INT64_MAX ns (2^56.4 ticks there): nothing fires again, so say so and
@@ -197,6 +228,8 @@ static int rv_arm_ceiling(struct qvm *h, struct errbuf *err)
 
 	if (!h->rv_ceiling)
 		return 0;
+	if (h->rv_resumes++ == 1 && h->ncpus > 1 && (rc = rv_check_waiting_harts(h, err)))
+		return rc;
 	if ((rc = gdb_select_thread(&h->q.gdb, h->thread[0], err)) || (rc = rv_csr(h, RV_CSR_TIME, &now, err)))
 		return rc;
 	if (now >> 54)

@@ -50,6 +50,7 @@ struct qvm {
 	int has_xml;			/* its target.xml was read: P is answered */
 	unsigned rv_csr_base;		/* riscv64: the gdbstub's number of CSR 0 */
 	uint64_t rv_ceiling;		/* riscv64 --deterministic: the VS timer's lead, in ticks (0: none) */
+	unsigned rv_resumes;		/* ... and how often the guest was resumed since */
 };
 
 /* A vCPU that stopped, and where. */
