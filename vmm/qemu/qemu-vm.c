@@ -108,12 +108,13 @@ void qvm_close(struct qvm *h)
  * the kernel starts its own timer (time_init, after ftrace_init, where
  * vmmtrace first stops) the next one is a compare register of all ones
  * (OpenSBI's mtimecmp), which QEMU 7.2 places at INT64_MAX ns: the clock
- * jumps there and no timer fires again. So each resume arms vCPU 0's VS-level timer (vstimecmp:
- * Sstc with H; a kernel that runs no VMs never enables its interrupt, and
- * a pending VSTIP does not end a WFI) that many ticks ahead: a stop moves
- * the clock by that much at most. The moves are the same in every boot,
- * so two boots still trace alike. QEMU numbers riscv64's CSRs from a base
- * its riscv-csr.xml gives (sstatus is CSR 0x100).
+ * jumps there and no timer fires again. So each resume arms vCPU 0's
+ * VS-level timer (vstimecmp: Sstc with H; a kernel that runs no VMs never
+ * enables its interrupt, and a pending VSTIP does not end a WFI) that
+ * many ticks ahead: a stop moves the clock by that much at most. The
+ * moves are the same in every boot, so two boots still trace alike. QEMU
+ * numbers riscv64's CSRs from a base its riscv-csr.xml gives (sstatus is
+ * CSR 0x100).
  */
 #define RV_CSR_SSTATUS 0x100
 #define RV_CSR_VSTIMECMP 0x24d
