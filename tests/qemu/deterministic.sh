@@ -10,6 +10,8 @@
 #    exits 0 and `vmmtrace report` gives byte-identical text; the rings are
 #    16M unless asked (no doorbell in these boots), and x86_64 twice more
 #    with 64K rings, whose many doorbells repeat alike too;
+#  - x86_64 with two of /init's steps swapped: the diff of several runs
+#    names the order of do_syscall_64's calls as its one parting;
 #  - x86_64 booted again with initcall_blacklist=proc_cmdline_init: diff
 #    exits 1 and its first parting point is that initcall under
 #    do_one_initcall, and no other function is called in one boot only;
@@ -138,6 +140,26 @@ check "initcall_blacklist=proc_cmdline_init: diff exits 1 (got $rc), first parti
 	eval "[ $rc = 1 ] && grep -qx 'first parting point: A calls proc_cmdline_init <- do_one_initcall, B calls [a-z_0-9]* <- do_one_initcall' '$TMPD/bl.diff'"
 check "initcall_blacklist: proc_cmdline_init is the one function only one boot calls" \
 	eval "grep -A1 '^functions called in A only: 1\$' '$TMPD/bl.diff' | grep -qE '^ +1  proc_cmdline_init\$' && grep -q '^functions called in B only: 0\$' '$TMPD/bl.diff'"
+
+# /init's two steps swapped (uname, then 5 getpriority calls; or the other
+# way): the same calls in another order. The diff of several runs names
+# that as a parting (=) where the counts alone see none.
+for o in uname,syscall-loop syscall-loop,uname; do
+	timeout -k 5 120 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --deterministic --initrd "$INITRAMFS" \
+		--trace __x64_sys_newuname --trace __x64_sys_getpriority --cmdline "vmmtrace.steps=$o vmmtrace.loops=5" \
+		-o "$TMPD/order-$o.raw" --console /dev/null </dev/null 2>"$TMPD/order-$o.err"
+done
+OA=$TMPD/order-uname,syscall-loop.raw OB=$TMPD/order-syscall-loop,uname.raw
+"$VMMTRACE" diff "$OA" "$OA" -- "$OB" "$OB" >"$TMPD/order.txt" 2>&1
+rc=$?
+sed -n '/^= /,+1p' "$TMPD/order.txt" | sed 's/^/INFO: /'
+check "steps swapped: the diff of runs exits 1 (got $rc) with one parting, in do_syscall_64's calls' order" \
+	eval "[ $rc = 1 ] && head -n 1 '$TMPD/order.txt' | grep -q 'part in 1 place in every run' && grep -qx '= in do_syscall_64' '$TMPD/order.txt'"
+check "steps swapped: it names where the order parts: getpriority, the third such call in A, the second in B" \
+	grep -qx '    the same calls per run in another order: first apart at __x64_sys_getpriority, the call #3 in it in A, #2 in B' "$TMPD/order.txt"
+"$VMMTRACE" diff "$OA" "$OA" -- "$OA" >"$TMPD/order-same.txt" 2>&1
+check "the same order on both sides: exit 0 ($(head -n 1 "$TMPD/order-same.txt" | cut -c1-60))" \
+	eval "grep -q '^vmmtrace diff: the boots agree in every run' '$TMPD/order-same.txt'"
 
 # Refused, one line, status 2.
 for args in "$LEAN_BZIMAGE --host kvm" "$LEAN_BZIMAGE --host qemu --cpus 2" "$VMMTRACE_CACHE/lean-riscv64/Image --host qemu --cpus 2"; do

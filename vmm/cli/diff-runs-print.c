@@ -44,10 +44,38 @@ static void diff_text_path(FILE *out, const struct diff_runs *r, uint32_t p)
 		fprintf(out, " <- %s", diff_runs_func(r, q - 1));
 }
 
+/* An order place: the same calls in another order, and where the first runs of A and B part. */
+static void diff_text_order(FILE *out, const struct diff_runs *r, const struct diff_place *pl)
+{
+	const struct diff_run *a = &r->runs[0], *b = &r->runs[r->nside[0]];
+
+	if (!pl->holds) {
+		fprintf(out, "\n    the same calls per run, in an order that differs between runs of a side\n");
+		return;
+	}
+	fprintf(out, "\n    the same calls per run in another order");
+	if (pl->kid[0] != DIFF_PATH_NONE && pl->kid[1] != DIFF_PATH_NONE && pl->kid[0] != pl->kid[1])
+		fprintf(out, ": first apart where A calls %s and B calls %s", diff_runs_func(r, pl->kid[0]),
+			diff_runs_func(r, pl->kid[1]));
+	else if (pl->kid[0] != DIFF_PATH_NONE)
+		fprintf(out, ": first apart at %s, the call #%" PRIu32 " in it in A, #%" PRIu32 " in B",
+			diff_runs_func(r, pl->kid[0]), pl->kid[0] < a->nrank ? a->rank[pl->kid[0]] : 0,
+			pl->kid[0] < b->nrank ? b->rank[pl->kid[0]] : 0);
+	else
+		fprintf(out, " (the first call of each function in it comes alike)");
+	fputc('\n', out);
+}
+
 static void diff_text_place(FILE *out, const struct diff_runs *r, const struct diff_place *pl)
 {
 	char x[32], y[32], t[32];
 
+	if (pl->order) {
+		fputs(pl->holds ? "= in " : "~ in ", out);
+		diff_text_path(out, r, pl->path);
+		diff_text_order(out, r, pl);
+		return;
+	}
 	fputc(!pl->holds ? '~' : pl->min[0] > pl->max[1] ? '-' : '+', out);
 	fputc(' ', out);
 	diff_text_path(out, r, pl->path);
@@ -104,14 +132,16 @@ void diff_runs_print_text(FILE *out, const struct diff_runs *r, const struct dif
 		fprintf(out, "chance: with one run of each side any difference passes for a parting: give a side runs "
 			"enough to show its noise\n");
 	if (r->nholds)
-		fprintf(out, "\npartings (-: fewer calls in B than in A, +: more), earliest first:\n");
+		fprintf(out, "\npartings (-: fewer calls in B than in A, +: more, =: the same calls in another order), "
+			"earliest first:\n");
 	for (size_t i = 0; i < r->nholds; i++)
 		diff_text_place(out, r, &r->places[i]);
 	if (!noise)
 		fprintf(out, "\nnoise: none: the runs of each side made every call alike\n");
 	else
-		fprintf(out, "\nnoise: %zu place%s whose calls per run in A and in B overlap, or whose function differs "
-			"between runs elsewhere%s\n", noise, noise == 1 ? "" : "s", top < noise ? "; the first:" : "");
+		fprintf(out, "\nnoise: %zu place%s whose calls per run in A and in B overlap, whose function differs "
+			"between runs elsewhere, or whose calls' order differs between runs of a side%s\n", noise,
+			noise == 1 ? "" : "s", top < noise ? "; the first:" : "");
 	for (size_t i = 0; i < top; i++)
 		diff_text_place(out, r, &r->places[r->nholds + i]);
 }
@@ -127,8 +157,15 @@ static void diff_runs_json_place(FILE *out, const struct diff_runs *r, const str
 			fputs(", ", out);
 	}
 	fprintf(out, "], \"a\": [%" PRIu32 ", %" PRIu32 "], \"b\": [%" PRIu32 ", %" PRIu32 "], \"nested\": %zu, "
-		"\"noisy_elsewhere\": %s", pl->min[0], pl->max[0], pl->min[1], pl->max[1], pl->under,
-		pl->noisy_name ? "true" : "false");
+		"\"noisy_elsewhere\": %s, \"order\": %s", pl->min[0], pl->max[0], pl->min[1], pl->max[1], pl->under,
+		pl->noisy_name ? "true" : "false", pl->order ? "true" : "false");
+	for (int side = 0; side < 2 && pl->order && pl->holds; side++) {
+		fprintf(out, side ? ", \"b_first\": " : ", \"a_first\": ");
+		if (pl->kid[side] == DIFF_PATH_NONE)
+			fputs("null", out);
+		else
+			diff_json_str(out, diff_runs_func(r, pl->kid[side]));
+	}
 	if (pl->first) {
 		fprintf(out, ", \"task\": ");
 		diff_json_str(out, pl->first->task);

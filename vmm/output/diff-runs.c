@@ -7,7 +7,10 @@
  * place where the counts overlap is noise, and so is one that would hold
  * but whose function differs between runs somewhere else (a timer
  * callback that fired in some runs only, caught once in each run of one
- * side by chance).
+ * side by chance). A path whose calls are alike in number in every run
+ * but come in another order (two initcalls swapped) is a place too: it
+ * holds when the order is the same in every run of each side and differs
+ * between the sides, and is noise when it varies within a side.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,8 +32,12 @@ int diff_runs_init(struct diff_runs *r, struct diff_names *nm)
 
 void diff_runs_destroy(struct diff_runs *r)
 {
-	for (size_t i = 0; i < r->nruns; i++)
+	for (size_t i = 0; i < r->nruns; i++) {
 		free(r->runs[i].count);
+		free(r->runs[i].order);
+		free(r->runs[i].seq);
+		free(r->runs[i].rank);
+	}
 	free(r->runs);
 	free(r->paths);
 	free(r->slots);
@@ -151,6 +158,21 @@ static uint32_t diff_call_path(struct diff_reading *rd, struct diff_task *t, con
 	return p;
 }
 
+/* The order of the calls in path up: path p called once more. */
+static int diff_runs_order(struct diff_run *run, uint32_t up, uint32_t p)
+{
+	if (diff_grow((void **)&run->order, &run->norder, (size_t)up + 1, sizeof(*run->order)) ||
+	    diff_grow((void **)&run->seq, &run->nseq, (size_t)up + 1, sizeof(*run->seq)) ||
+	    diff_grow((void **)&run->rank, &run->nrank, (size_t)p + 1, sizeof(*run->rank)))
+		return -ENOMEM;
+	run->order[up] = (run->order[up] ^ (p + 1)) * 0x100000001b3ull;	/* FNV-1a over the paths' numbers */
+	if (run->seq[up] < UINT32_MAX)
+		run->seq[up]++;
+	if (!run->rank[p])
+		run->rank[p] = run->seq[up];
+	return 0;
+}
+
 static int diff_runs_event(void *opaque, const struct ring_event *ev)
 {
 	struct diff_reading *rd = opaque;
@@ -170,6 +192,8 @@ static int diff_runs_event(void *opaque, const struct ring_event *ev)
 		return -ENOMEM;
 	if (rd->run->count[p] < UINT32_MAX)
 		rd->run->count[p]++;
+	if ((rc = diff_runs_order(rd->run, r->paths[p].parent - 1, p)))
+		return rc;
 	f = &r->first[rd->side][p];
 	if (!f->task[0]) {
 		f->ns = trace_meta_ns(rd->s->meta, ev->tsc);
@@ -217,7 +241,9 @@ int diff_runs_add(struct diff_runs *r, int side, const char *path, int force, st
 		err_set(err, -rc, "reading %s: %s", path, strerror(-rc));
 	*rd.run = (struct diff_run){ .path = path, .calls = s->calls, .events = s->events, .ntasks = s->ntasks,
 				     .ncpus = s->meta->ncpus, .graph = s->meta->graph, .count = rd.run->count,
-				     .ncount = rd.run->ncount };
+				     .ncount = rd.run->ncount, .order = rd.run->order, .seq = rd.run->seq,
+				     .rank = rd.run->rank, .norder = rd.run->norder, .nseq = rd.run->nseq,
+				     .nrank = rd.run->nrank };
 	if (s != &r->ref)
 		diff_side_close(s);
 	return rc;
@@ -270,6 +296,85 @@ static struct diff_place diff_place_of(const struct diff_runs *r, uint32_t p)
 	return pl;
 }
 
+static uint32_t diff_run_rank(const struct diff_run *run, uint32_t p)
+{
+	return p < run->nrank ? run->rank[p] : 0;
+}
+
+/*
+ * Where the order of the calls in path up first differs between A's first
+ * run and B's: of the paths called in it whose first call comes at
+ * another place, the one A calls first (kid[0]) and the one B does.
+ */
+static void diff_order_kids(const struct diff_runs *r, uint32_t up, struct diff_place *pl)
+{
+	const struct diff_run *a = &r->runs[0], *b = &r->runs[r->nside[0]];
+	uint32_t first[2] = { UINT32_MAX, UINT32_MAX };
+
+	pl->kid[0] = pl->kid[1] = DIFF_PATH_NONE;
+	for (uint32_t c = 0; c < r->npaths; c++) {
+		uint32_t ra = diff_run_rank(a, c), rb = diff_run_rank(b, c);
+
+		if (r->paths[c].parent != up + 1 || ra == rb)
+			continue;
+		if (ra && ra < first[0]) {
+			first[0] = ra;
+			pl->kid[0] = c;
+		}
+		if (rb && rb < first[1]) {
+			first[1] = rb;
+			pl->kid[1] = c;
+		}
+	}
+}
+
+/*
+ * The order places: paths under no place that differs in count, none of
+ * whose calls differs in count, whose calls' order differs between runs.
+ */
+static int diff_runs_orders(struct diff_runs *r, const uint32_t *top, size_t *cap)
+{
+	uint8_t *kids_differ = calloc(r->npaths + 1, 1);
+
+	if (!kids_differ)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < r->npaths; p++)
+		if (top[p] != DIFF_NONE && r->paths[p].parent)
+			kids_differ[r->paths[p].parent - 1] = 1;
+	for (uint32_t up = 0; up < r->npaths; up++) {
+		uint64_t sig[2] = { 0, 0 };
+		int same[2] = { 1, 1 };
+		struct diff_place pl;
+
+		if (top[up] != DIFF_NONE || kids_differ[up])
+			continue;
+		for (size_t i = 0; i < r->nruns; i++) {
+			int side = i >= r->nside[0];
+			uint64_t o = up < r->runs[i].norder ? r->runs[i].order[up] : 0;
+
+			if (i == (side ? r->nside[0] : 0))
+				sig[side] = o;
+			else if (o != sig[side])
+				same[side] = 0;
+		}
+		if (same[0] && same[1] && sig[0] == sig[1])
+			continue;
+		if (diff_grow((void **)&r->places, cap, r->nplaces + 1, sizeof(*r->places))) {
+			free(kids_differ);
+			return -ENOMEM;
+		}
+		pl = diff_place_of(r, up);
+		pl.order = 1;
+		pl.holds = same[0] && same[1];
+		pl.kid[0] = pl.kid[1] = DIFF_PATH_NONE;
+		if (pl.holds)
+			diff_order_kids(r, up, &pl);
+		r->places[r->nplaces++] = pl;
+	}
+	free(kids_differ);
+	return 0;
+}
+
 int diff_runs_compare(struct diff_runs *r)
 {
 	uint32_t *top = malloc((r->npaths + 1) * sizeof(*top));
@@ -300,10 +405,12 @@ int diff_runs_compare(struct diff_runs *r)
 		if (!pl.holds)
 			noisy[path->id] = 1;
 	}
+	if (diff_runs_orders(r, top, &cap))
+		goto oom;
 	for (size_t i = 0; i < r->nplaces; i++) {
 		struct diff_place *pl = &r->places[i];
 
-		if (pl->holds && noisy[r->paths[pl->path].id]) {
+		if (pl->holds && !pl->order && noisy[r->paths[pl->path].id]) {
 			pl->holds = 0;
 			pl->noisy_name = 1;
 		}

@@ -96,6 +96,7 @@ struct diff_part {
  * path's calls are counted per run.
  */
 #define DIFF_PATH_CALLER	0x80000000u	/* a path's id with this: a caller, not a call */
+#define DIFF_PATH_NONE		UINT32_MAX
 
 struct diff_path {
 	uint32_t parent;		/* 1 + the enclosing path's index; 0: none */
@@ -117,6 +118,14 @@ struct diff_run {
 	int graph;
 	uint32_t *count;		/* per path; beyond ncount: 0 */
 	size_t ncount;
+	/*
+	 * The order of the calls: per enclosing path, a hash of the sequence
+	 * of paths called in it and how many; per path, 1 + how many calls
+	 * its enclosing path had made before its first (0: never called).
+	 */
+	uint64_t *order;
+	uint32_t *seq, *rank;
+	size_t norder, nseq, nrank;
 };
 
 /* A place where the runs differ: a path that differs whose enclosing path does not. */
@@ -126,6 +135,8 @@ struct diff_place {
 	size_t under;			/* paths nested in it that differ too */
 	int holds;			/* every run of one side against every run of the other */
 	int noisy_name;			/* would hold, but its function differs at random elsewhere */
+	int order;			/* the calls in it are alike in number but not in order */
+	uint32_t kid[2];		/* order: A's first run calls kid[0] where B's calls kid[1] (or DIFF_PATH_NONE) */
 	const struct diff_first *first;	/* in A when A calls it, else in B */
 	const char *first_run;
 };
