@@ -169,6 +169,15 @@ for args in "$LEAN_BZIMAGE --host kvm" "$LEAN_BZIMAGE --host qemu --cpus 2" "$VM
 	check "--deterministic refused for '${args#"$VMMTRACE_CACHE"/}': status 2, one line (got $rc: $(head -n 1 "$TMPD/bad.out"))" \
 		eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/bad.out') = 1 ] && grep -q '^vmmtrace boot: --deterministic' '$TMPD/bad.out'"
 done
+# --firmware: a riscv64 kernel under QEMU only, and a file that is there.
+"$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --firmware "$FW15" --trace start_kernel </dev/null >"$TMPD/fw1.out" 2>&1
+rc=$?
+check "--firmware with an x86_64 kernel: status 2, one line (got $rc: $(head -n 1 "$TMPD/fw1.out"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/fw1.out') = 1 ] && grep -q '^vmmtrace boot: --firmware: only a riscv64 kernel' '$TMPD/fw1.out'"
+"$VMMTRACE" boot "$RV" --host qemu --firmware "$TMPD/no-such-fw.bin" --trace start_kernel </dev/null >"$TMPD/fw2.out" 2>&1
+rc=$?
+check "--firmware naming no file: status 2, one line (got $rc: $(head -n 1 "$TMPD/fw2.out"))" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/fw2.out') = 1 ] && grep -q 'no-such-fw.bin.: No such file or directory' '$TMPD/fw2.out'"
 # 2 vCPUs: the QEMU first in PATH says its version, or cannot be run, or says none.
 mkdir -p "$TMPD/fakeq"
 for say in 'QEMU emulator version 9.2.0' 'garbage' ''; do
