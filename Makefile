@@ -1,12 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmmtrace: one non-recursive Makefile. `make`, `make check`, `make SAN=address,undefined`,
 # `make WERROR=0` to build without -Werror.
+# For another host arch: `make CC=aarch64-linux-gnu-gcc STATIC=1 O=build/arm64
+# build/arm64/vmmtrace` (docs/TESTING.md, "The arm64 test machine").
 .DEFAULT_GOAL := all
-HOSTARCH ?= x86_64
 O        ?= build
 CC       ?= cc
 WERROR   ?= 1
 SAN      ?=
+STATIC   ?= 0
+# The host arch is the compiler's target: vmmtrace runs where it is built
+# for, and its KVM host-arch code (vmm/kvm-$(HOSTARCH)/) follows.
+CC_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+HOSTARCH ?= $(if $(filter aarch64-%,$(CC_MACHINE)),arm64,$(firstword $(subst -, ,$(CC_MACHINE))))
+ifeq ($(wildcard vmm/kvm-$(HOSTARCH)/*.c),)
+$(error HOSTARCH=$(HOSTARCH) (from $(CC) -dumpmachine): vmmtrace has no vmm/kvm-$(HOSTARCH)/)
+endif
+# The x86_64 guest stub is x86 code whatever the host: on another host, a cross compiler assembles it.
+X86_CC      ?= $(if $(filter x86_64,$(HOSTARCH)),$(CC),x86_64-linux-gnu-gcc)
+X86_OBJCOPY ?= $(if $(filter x86_64,$(HOSTARCH)),objcopy,x86_64-linux-gnu-objcopy)
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -MMD -MP -I. -pthread
 ifeq ($(WERROR),1)
@@ -18,6 +30,13 @@ LDFLAGS_SAN := -fsanitize=$(SAN)
 endif
 CFLAGS := $(CFLAGS_BASE) $(EXTRA_CFLAGS)
 LIBS   := -lbpf -lseccomp -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread
+LDFLAGS := $(LDFLAGS_SAN) $(EXTRA_LDFLAGS)
+# STATIC=1: one file that runs on a machine with none of the libraries
+# (the arm64 test machine's initramfs); libbpf's static archive needs libelf.
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LIBS    += -lelf
+endif
 
 # arch/ holds the pure per-arch slot encodings, built for every arch
 # (vmmtrace encode --arch). vmm/ is grouped by layer; the host-arch VMM code
@@ -62,10 +81,14 @@ $(LIB): $(LIB_OBJ)
 VERSION  := $(shell cat VERSION)
 GIT_REV  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 $(O)/vmm/cli/main.o: CFLAGS += -DVMMTRACE_VERSION='"$(VERSION)$(if $(GIT_REV), ($(GIT_REV)))"'
-$(O)/vmm/cli/main.o: VERSION
+# The commit read above, kept in a file that changes only with it: a new
+# commit rebuilds main.o, so --version never names an older one.
+GIT_REV_FILE := $(O)/.git-rev
+$(shell mkdir -p $(O) && { echo '$(GIT_REV)' | cmp -s - $(GIT_REV_FILE) || echo '$(GIT_REV)' >$(GIT_REV_FILE); })
+$(O)/vmm/cli/main.o: VERSION $(GIT_REV_FILE)
 
 $(BIN): $(O)/vmm/cli/main.o $(LIB)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(O)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)

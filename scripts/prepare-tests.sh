@@ -163,6 +163,29 @@ prep_guests() {
 	"$prep_here/build-initramfs.sh" arm64
 	"$prep_here/build-initramfs.sh" riscv64
 	"$prep_here/build-initramfs.sh" loongarch64
+	prep_arm64_machine
+}
+
+# vmmtrace's arm64 build, static, for the arm64 test machine
+# (scripts/arm64-machine.sh; the kvm-arm64 tier): Debian's arm64 libraries
+# beside the amd64 ones (multiarch; arm64 is a foreign architecture by
+# now), then libfdt and busybox, which are not multi-arch, unpacked into
+# the cache's arm64 sysroot.
+PREP_ARM64_LIBS=(liburcu-dev libbpf-dev libseccomp-dev libelf-dev zlib1g-dev liblzma-dev
+	libbz2-dev libzstd-dev liblz4-dev)
+prep_arm64_machine() {
+	local p missing=()
+	for p in "${PREP_ARM64_LIBS[@]}"; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p:arm64" 2>/dev/null)" = installed ] ||
+			missing+=("$p:arm64")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "the arm64 build of vmmtrace (the arm64 test machine): ${missing[*]}"
+		prep_find_root noninteractive || die "the arm64 test machine needs: apt-get install ${missing[*]} (as root)"
+		$PREP_SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 ||
+			{ prep_apt_update; $PREP_SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2; }
+	fi
+	"$prep_here/arm64-machine.sh" --prepare
 }
 
 # The lean arm64 kernel as one with no room for the stub below _etext (a

@@ -8,7 +8,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tiers=${*:-unit images interop qemu kvm san}
+tiers=${*:-unit images interop qemu kvm kvm-arm64 san}
 # The "san" and "san-long" tiers run programs built with
 # SAN=address,undefined into build/san (make check builds it); any report
 # stops the program, so it fails the test.

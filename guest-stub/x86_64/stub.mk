@@ -8,10 +8,10 @@ STUB_EMB := $(STUB_DIR)/stub-embed.o
 
 $(STUB_OBJ): guest-stub/x86_64/stub.S guest-stub/x86_64/stub-macros.S guest-stub/x86_64/stub-chain.S proto/trace.h
 	@mkdir -p $(dir $@)
-	$(CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
+	$(X86_CC) -I. -ffreestanding -nostdlib -fno-pic -c -o $@ $<
 
 $(STUB_BIN): $(STUB_OBJ)
-	objcopy -O binary -j .text $< $@
+	$(X86_OBJCOPY) -O binary -j .text $< $@
 
 # The host side sees the image as vt_stub_blob_x86_64[] .. vt_stub_blob_x86_64_end.
 $(STUB_EMB): $(STUB_BIN) guest-stub/embed.S guest-stub/x86_64/stub.mk

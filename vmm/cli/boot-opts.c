@@ -11,6 +11,7 @@
 #include "vmm/cli/boot-opts.h"
 #include "vmm/host/host.h"
 #include "vmm/image/image.h"
+#include "vmm/kvm/host-kvm.h"
 #include "vmm/trace/vmev-select.h"
 #include "vmm/output/flightrec.h"
 #include "vmm/output/writer.h"
@@ -372,7 +373,7 @@ enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_mi
 	*kvm_missing = 0;
 	if (want != BOOT_HOST_AUTO)
 		return want;
-	if (image_arch != IMAGE_ARCH_X86_64)
+	if (image_arch != host_kvm_guest_arch())
 		return BOOT_HOST_QEMU;
 	*kvm_missing = access("/dev/kvm", R_OK | W_OK) != 0;
 	return *kvm_missing ? BOOT_HOST_QEMU : BOOT_HOST_KVM;

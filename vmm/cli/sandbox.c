@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "vmm/cli/sandbox.h"
+#include "vmm/kvm/arch.h"
 
 /* Plain calls: memory, threads, signals, time, I/O on fds opened before. */
 static const char *const sandbox_allowed[] = {
@@ -59,14 +60,14 @@ static const char *const sandbox_fatal[] = {
 	"process_vm_writev", "socket", "socketpair", "connect", "bind", "listen",
 };
 
-/* ioctl requests allowed, on any fd: the vCPU loop, the compat assists, the tracer, termios. */
+/*
+ * ioctl requests allowed, on any fd: the vCPU loop, the tracer's
+ * breakpoints, termios; the KVM host arch adds its register and interrupt
+ * calls (arch_sandbox_ioctls).
+ */
 static const unsigned long sandbox_ioctls[] = {
-	KVM_RUN, KVM_GET_REGS, KVM_SET_REGS, KVM_GET_SREGS, KVM_SET_SREGS,
-	KVM_GET_FPU, KVM_SET_FPU, KVM_GET_XSAVE, KVM_SET_XSAVE, KVM_GET_XCRS,
-	KVM_SET_XCRS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS, KVM_SET_GUEST_DEBUG,
-	KVM_NMI, KVM_GET_MSRS, KVM_SET_MSRS /* kvm:msr completes the guest's writes */,
-	KVM_GET_MP_STATE, KVM_IRQ_LINE, KVM_GET_TSC_KHZ,
-	KVM_GET_LAPIC, TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ,
+	KVM_RUN, KVM_SET_GUEST_DEBUG, KVM_GET_MP_STATE, KVM_IRQ_LINE,
+	TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ,
 };
 
 #define SANDBOX_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -107,7 +108,8 @@ static int sandbox_add_rules(scmp_filter_ctx ctx, unsigned *nallowed, struct err
 	/* Unnamed files only (trace.dat's per-CPU pages): O_TMPFILE cannot open an existing file. */
 	struct scmp_arg_cmp tmpfile = SCMP_A2_32(SCMP_CMP_MASKED_EQ, O_TMPFILE, O_TMPFILE);
 	struct scmp_arg_cmp req;
-	size_t i;
+	size_t i, n_arch;
+	const unsigned long *arch_ioctls = arch_sandbox_ioctls(&n_arch);
 	int rc;
 
 	for (i = 0; i < SANDBOX_N(sandbox_allowed); i++)
@@ -116,9 +118,12 @@ static int sandbox_add_rules(scmp_filter_ctx ctx, unsigned *nallowed, struct err
 	for (i = 0; i < SANDBOX_N(sandbox_fatal); i++)
 		if ((rc = sandbox_add(ctx, SCMP_ACT_KILL_PROCESS, sandbox_fatal[i], 0, NULL, err)))
 			return rc;
-	for (i = 0; i < SANDBOX_N(sandbox_ioctls); i++) {
+	for (i = 0; i < SANDBOX_N(sandbox_ioctls) + n_arch; i++) {
+		unsigned long r = i < SANDBOX_N(sandbox_ioctls) ? sandbox_ioctls[i] :
+				  arch_ioctls[i - SANDBOX_N(sandbox_ioctls)];
+
 		/* The kernel compares the request as 32 bits; so do we. */
-		req = SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)sandbox_ioctls[i]);
+		req = SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)r);
 		if ((rc = sandbox_add(ctx, SCMP_ACT_ALLOW, "ioctl", 1, &req, err)))
 			return rc;
 	}

@@ -30,6 +30,11 @@ static uint64_t ram_below_hole(const struct vm *vm)
 	return vm->ram_size < LAYOUT_MMIO_HOLE ? vm->ram_size : LAYOUT_MMIO_HOLE;
 }
 
+int arch_guest_arch(void)
+{
+	return IMAGE_ARCH_X86_64;
+}
+
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 {
 	return image_require_arch(img, IMAGE_ARCH_X86_64, err);

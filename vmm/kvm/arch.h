@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the KVM VM core asks of the host's architecture: vmm/kvm-x86_64/
- * implements it, chosen at link time (the Makefile's HOSTARCH).
+ * implements it (vmm/kvm-arm64/ only refuses so far), chosen at link time
+ * (the Makefile's HOSTARCH).
  */
 #ifndef VMM_KVM_ARCH_H
 #define VMM_KVM_ARCH_H
@@ -31,6 +32,8 @@ const struct cmdline_opt *arch_compat_cmdline(void);
 /* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
 const struct cmdline_opt *arch_fast_boot_cmdline(void);
 
+/* The guest arch (enum image_arch) this host arch boots; -1: none yet. */
+int arch_guest_arch(void);
 /* 0 when this host arch boots img, else -ENOEXEC with a line naming it. */
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err);
 /* Console input for the guest's UART: how many of len bytes it took (0: its buffer is full). */
@@ -73,6 +76,13 @@ int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
  * vCPU's own thread, outside KVM_RUN; 0 when KVM cannot say.
  */
 int arch_vcpu_nmi_busy(struct vcpu *vcpu);
+
+/*
+ * The ioctl requests a running VM of this host arch makes beyond KVM_RUN
+ * and the generic ones (registers, interrupts, clocks): the seccomp
+ * sandbox's list (vmm/cli/sandbox.c). *n gets their number.
+ */
+const unsigned long *arch_sandbox_ioctls(size_t *n);
 
 /* Tracing support. */
 struct slot_ops;

@@ -456,6 +456,11 @@ static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat
 	return 0;
 }
 
+int host_kvm_guest_arch(void)
+{
+	return arch_guest_arch();
+}
+
 int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf *err)
 {
 	struct host_kvm *hk;

@@ -14,10 +14,13 @@
 /* The most vCPUs this host runs. */
 #define HOST_KVM_MAX_CPUS 8
 
+/* The guest arch (enum image_arch) this build's KVM host boots; -1: none yet. */
+int host_kvm_guest_arch(void);
+
 /*
- * A VM for b's kernel, loaded and ready for a tracer: x86_64 kernels
- * only (-ENOEXEC with a line naming the kernel otherwise). *out is freed
- * by its destroy operation.
+ * A VM for b's kernel, loaded and ready for a tracer: kernels of
+ * host_kvm_guest_arch() only (-ENOEXEC with a line naming the kernel
+ * otherwise). *out is freed by its destroy operation.
  */
 int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf *err);
 

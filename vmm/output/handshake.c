@@ -7,11 +7,11 @@
  * without an MSR (hypercalls KVM answers itself, flags the guest only
  * reads) are listed as offered, with what would show their use.
  */
-#include <asm/kvm_para.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86_64/kvm-para.h"
 #include "vmm/image/symtab.h"
 #include "vmm/output/handshake.h"
 #include "vmm/output/vmevent.h"
@@ -33,33 +33,33 @@ struct hs_row {
 };
 
 static const struct hs_row hs_rows[] = {
-	{ KVM_FEATURE_CLOCKSOURCE2, "kvm-clock", MSR_KVM_SYSTEM_TIME_NEW, KVM_MSR_ENABLED, 0, V_PVCLOCK, NULL },
-	{ KVM_FEATURE_CLOCKSOURCE2, "wall clock", MSR_KVM_WALL_CLOCK_NEW, 0, 0, V_WALL, NULL },
-	{ KVM_FEATURE_CLOCKSOURCE, "kvm-clock (legacy MSR)", MSR_KVM_SYSTEM_TIME, KVM_MSR_ENABLED, 0, V_PVCLOCK, NULL },
-	{ KVM_FEATURE_CLOCKSOURCE, "wall clock (legacy MSR)", MSR_KVM_WALL_CLOCK, 0, 0, V_WALL, NULL },
-	{ KVM_FEATURE_CLOCKSOURCE_STABLE_BIT, "stable kvm-clock", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_CLOCKSOURCE2, "kvm-clock", X86_MSR_KVM_SYSTEM_TIME_NEW, X86_KVM_MSR_ENABLED, 0, V_PVCLOCK, NULL },
+	{ X86_KVM_FEATURE_CLOCKSOURCE2, "wall clock", X86_MSR_KVM_WALL_CLOCK_NEW, 0, 0, V_WALL, NULL },
+	{ X86_KVM_FEATURE_CLOCKSOURCE, "kvm-clock (legacy MSR)", X86_MSR_KVM_SYSTEM_TIME, X86_KVM_MSR_ENABLED, 0, V_PVCLOCK, NULL },
+	{ X86_KVM_FEATURE_CLOCKSOURCE, "wall clock (legacy MSR)", X86_MSR_KVM_WALL_CLOCK, 0, 0, V_WALL, NULL },
+	{ X86_KVM_FEATURE_CLOCKSOURCE_STABLE_BIT, "stable kvm-clock", 0, 0, 0, V_NONE,
 	  "no MSR: a flag the guest reads in the pvclock area" },
-	{ KVM_FEATURE_STEAL_TIME, "steal time", MSR_KVM_STEAL_TIME, KVM_MSR_ENABLED, 0, V_AREA, NULL },
-	{ KVM_FEATURE_PV_EOI, "PV EOI", MSR_KVM_PV_EOI_EN, KVM_MSR_ENABLED, 0, V_FLAG_GPA, NULL },
-	{ KVM_FEATURE_ASYNC_PF, "async PF", MSR_KVM_ASYNC_PF_EN, KVM_ASYNC_PF_ENABLED, 0, V_AREA, NULL },
-	{ KVM_FEATURE_ASYNC_PF_VMEXIT, "async PF as #PF vmexit", MSR_KVM_ASYNC_PF_EN,
-	  KVM_ASYNC_PF_ENABLED | KVM_ASYNC_PF_DELIVERY_AS_PF_VMEXIT, 0, V_AREA, NULL },
-	{ KVM_FEATURE_ASYNC_PF_INT, "async PF as interrupt", MSR_KVM_ASYNC_PF_INT, 0xff, 1, V_VECTOR, NULL },
-	{ KVM_FEATURE_POLL_CONTROL, "poll control", MSR_KVM_POLL_CONTROL, 0, 0, V_POLL, NULL },
-	{ KVM_FEATURE_MIGRATION_CONTROL, "migration control", MSR_KVM_MIGRATION_CONTROL, 1, 0, V_RAW, NULL },
-	{ KVM_FEATURE_PV_UNHALT, "PV unhalt (spinlocks)", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_STEAL_TIME, "steal time", X86_MSR_KVM_STEAL_TIME, X86_KVM_MSR_ENABLED, 0, V_AREA, NULL },
+	{ X86_KVM_FEATURE_PV_EOI, "PV EOI", X86_MSR_KVM_PV_EOI_EN, X86_KVM_MSR_ENABLED, 0, V_FLAG_GPA, NULL },
+	{ X86_KVM_FEATURE_ASYNC_PF, "async PF", X86_MSR_KVM_ASYNC_PF_EN, X86_KVM_ASYNC_PF_ENABLED, 0, V_AREA, NULL },
+	{ X86_KVM_FEATURE_ASYNC_PF_VMEXIT, "async PF as #PF vmexit", X86_MSR_KVM_ASYNC_PF_EN,
+	  X86_KVM_ASYNC_PF_ENABLED | X86_KVM_ASYNC_PF_DELIVERY_AS_PF_VMEXIT, 0, V_AREA, NULL },
+	{ X86_KVM_FEATURE_ASYNC_PF_INT, "async PF as interrupt", X86_MSR_KVM_ASYNC_PF_INT, 0xff, 1, V_VECTOR, NULL },
+	{ X86_KVM_FEATURE_POLL_CONTROL, "poll control", X86_MSR_KVM_POLL_CONTROL, 0, 0, V_POLL, NULL },
+	{ X86_KVM_FEATURE_MIGRATION_CONTROL, "migration control", X86_MSR_KVM_MIGRATION_CONTROL, 1, 0, V_RAW, NULL },
+	{ X86_KVM_FEATURE_PV_UNHALT, "PV unhalt (spinlocks)", 0, 0, 0, V_NONE,
 	  "no MSR: KVM_HC_KICK_CPU hypercalls, answered by KVM" },
-	{ KVM_FEATURE_PV_TLB_FLUSH, "PV TLB flush", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_PV_TLB_FLUSH, "PV TLB flush", 0, 0, 0, V_NONE,
 	  "no MSR: the steal-time area's preempted flag" },
-	{ KVM_FEATURE_PV_SEND_IPI, "PV send IPI", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_PV_SEND_IPI, "PV send IPI", 0, 0, 0, V_NONE,
 	  "no MSR: KVM_HC_SEND_IPI hypercalls, answered by KVM" },
-	{ KVM_FEATURE_PV_SCHED_YIELD, "PV sched yield", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_PV_SCHED_YIELD, "PV sched yield", 0, 0, 0, V_NONE,
 	  "no MSR: KVM_HC_SCHED_YIELD hypercalls, answered by KVM" },
-	{ KVM_FEATURE_NOP_IO_DELAY, "no I/O delay", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_NOP_IO_DELAY, "no I/O delay", 0, 0, 0, V_NONE,
 	  "no MSR: the guest skips its port 0x80 delays" },
-	{ KVM_FEATURE_MSI_EXT_DEST_ID, "MSI extended dest ID", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_MSI_EXT_DEST_ID, "MSI extended dest ID", 0, 0, 0, V_NONE,
 	  "no MSR: how the guest composes MSIs" },
-	{ KVM_FEATURE_HC_MAP_GPA_RANGE, "map GPA range", 0, 0, 0, V_NONE,
+	{ X86_KVM_FEATURE_HC_MAP_GPA_RANGE, "map GPA range", 0, 0, 0, V_NONE,
 	  "no MSR: KVM_HC_MAP_GPA_RANGE hypercalls (encrypted guests)" },
 };
 #define HS_NROWS (sizeof(hs_rows) / sizeof(hs_rows[0]))
