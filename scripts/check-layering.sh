@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The direction dependencies must point (shared/docs/DESIGN.md §2, README
-# "Layout"), checked over every quoted #include of the tree:
+# "Layout"), checked over every quoted #include of the tree (and KVM's and
+# the CPU's own system headers, below):
 #
 #   command line (vmm/cli) -> control (vmm/control) -> tracing (vmm/trace)
 #     -> {output formats (vmm/output), image reader (vmm/image),
@@ -15,7 +16,8 @@
 # includes the tracer, the control socket, the devices or its own arch
 # extension; the image reader needs no KVM; the output formats need no
 # engine and no host; nothing below the command line
-# includes its header. `layering.sh [ROOT]` checks ROOT (default: this tree)
+# includes its header; KVM's and an arch's system headers stay in the KVM
+# host. `layering.sh [ROOT]` checks ROOT (default: this tree)
 # and prints one line per violation.
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -74,6 +76,26 @@ check_dir vmm/trace 'vmm/(trace|output|guest|host|image|util)/[a-z0-9_.-]+|arch/
 	"tracing sits below the control socket and the command line, and reaches a guest through the host boundary (vmm/host) only"
 check_dir vmm/control 'vmm/(control|trace|output|guest|host|image|util)/[a-z0-9_.-]+|arch/[a-z0-9_/.-]+|proto/[a-z0-9_.-]+' \
 	"the control socket sits below the command line, and reaches a guest through the tracer and the host boundary (vmm/host) only"
+# The system headers of one hypervisor or one CPU: KVM's only in the KVM
+# host (its core, its host-arch folders, the devices it runs) and the
+# command line (the sandbox's ioctl list); an arch's kernel headers
+# (<asm/...>) only in a KVM host-arch folder; x86 intrinsics only there and
+# in the QEMU host's x86 file (its host clock, behind #if __x86_64__).
+while IFS= read -r f; do
+	while IFS= read -r i; do
+		case $i in
+		linux/kvm.h|linux/kvm_para.h|asm/kvm*)
+			[[ $f =~ ^vmm/(kvm|kvm-[a-z0-9_]+|devices|cli)/ ]] ||
+				violation "$f" "<$i>" "KVM's headers stay in the KVM host: the layers above reach it through the host boundary" ;;
+		asm/*)
+			[[ $f =~ ^vmm/kvm-[a-z0-9_]+/ ]] ||
+				violation "$f" "<$i>" "an arch's kernel headers belong to its KVM host-arch folder" ;;
+		cpuid.h|x86intrin.h|immintrin.h)
+			[[ $f =~ ^vmm/kvm-x86_64/ || $f == vmm/qemu/host-qemu-x86.c ]] ||
+				violation "$f" "<$i>" "x86 intrinsics belong to the x86_64 host code" ;;
+		esac
+	done < <(angled "$f")
+done < <(find vmm arch proto guest-stub -name '*.[ch]' | sort)
 # Nothing outside the command line includes its header, tests included.
 while IFS= read -r f; do
 	case $f in vmm/cli/*) continue ;; esac

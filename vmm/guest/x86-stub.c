@@ -6,6 +6,7 @@
 
 #include "arch/x86_64/paging.h"
 #include "arch/x86_64/stub-map.h"
+#include "proto/trace.h"
 #include "vmm/guest/guest.h"
 #include "vmm/guest/x86-stub.h"
 #include "vmm/image/elf.h"
@@ -30,15 +31,21 @@ static int x86_find_l3(const struct x86_stub_target *tg, const struct elf_image 
 	return 0;
 }
 
-/* The stub linked at its VA, written where tg says. */
+/*
+ * The stub linked at its VA, written where tg says. Its doorbell is an
+ * out to VT_DOORBELL_PORT: the KVM host takes the port's exit, the QEMU
+ * host a breakpoint on it (doorbell_pc), where no device decodes the port.
+ */
 static int x86_write_stub(const struct x86_stub_target *tg, struct errbuf *err)
 {
 	uint8_t *copy;
 	size_t size;
 	int rc = guest_stub_linked(guest_arch_of(IMAGE_ARCH_X86_64), X86_STUB_CODE_VA, &copy, &size, err);
 
-	if (!rc)
+	if (!rc) {
+		((struct vt_stub_config *)copy)->doorbell_port = VT_DOORBELL_PORT;
 		rc = tg->write_code(tg->opaque, tg->code, copy, size, err);
+	}
 	free(copy);
 	return rc;
 }

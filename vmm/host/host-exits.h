@@ -24,6 +24,7 @@ enum vm_exit_kind { VM_EXIT_ANY = 1, VM_EXIT_PIO, VM_EXIT_MMIO, VM_EXIT_MSR };
 struct vm_exit_info {
 	enum vm_exit_kind kind;
 	uint32_t reason;		/* the hypervisor's own exit code (KVM_EXIT_*), as kvm:exit prints it */
+	enum vm_exit_kind detail;	/* VM_EXIT_ANY: the kind of the details that follow, 0 if none */
 	int is_write;
 	int failed;			/* msr: the access raises #GP in the guest */
 	uint64_t addr;			/* port, GPA or MSR index */

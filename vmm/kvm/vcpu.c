@@ -145,13 +145,26 @@ static void vcpu_exit_debug(struct vcpu *vcpu)
 	vm->hooks.debug_exit(vm->hooks.opaque, vcpu, pc);
 }
 
+/* The details an exit reason brings after it (vcpu_exit_io, _mmio, the arch's MSR exits), or 0. */
+static enum vm_exit_kind vcpu_exit_detail(uint32_t reason)
+{
+	switch (reason) {
+	case KVM_EXIT_IO: return VM_EXIT_PIO;
+	case KVM_EXIT_MMIO: return VM_EXIT_MMIO;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR: return VM_EXIT_MSR;
+	}
+	return 0;
+}
+
 static void vcpu_dispatch_exit(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
 	if (vcpu->vm->hooks.exit)
 		vm_report_exit(vcpu->vm, vcpu, &(struct vm_exit_info){ .kind = VM_EXIT_ANY,
-								 .reason = run->exit_reason });
+								 .reason = run->exit_reason,
+								 .detail = vcpu_exit_detail(run->exit_reason) });
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		vcpu_exit_io(vcpu);

@@ -18,7 +18,6 @@
  * ring record still being written.
  */
 #include <errno.h>
-#include <linux/kvm.h>
 #include <stdio.h>
 #include <urcu/urcu-memb.h>
 
@@ -122,14 +121,14 @@ static void tracer_vmev_caller(struct tracer *t, unsigned cpu, struct ring_event
 		ev->parent = vmev_msr_pack((uint32_t)ev->parent, ret);
 }
 
-/* The detail kind an exit reason brings after its kvm:exit event, or 0. */
-static unsigned tracer_vmev_detail(uint32_t reason)
+/* The detail event the host said an exit brings after its kvm:exit event, or 0. */
+static unsigned tracer_vmev_detail(enum vm_exit_kind detail)
 {
-	switch (reason) {
-	case KVM_EXIT_IO: return VMEV_PIO;
-	case KVM_EXIT_MMIO: return VMEV_MMIO;
-	case KVM_EXIT_X86_RDMSR:
-	case KVM_EXIT_X86_WRMSR: return VMEV_MSR;
+	switch (detail) {
+	case VM_EXIT_PIO: return VMEV_PIO;
+	case VM_EXIT_MMIO: return VMEV_MMIO;
+	case VM_EXIT_MSR: return VMEV_MSR;
+	case VM_EXIT_ANY: break;
 	}
 	return 0;
 }
@@ -181,7 +180,7 @@ void tracer_vm_exit(void *opaque, unsigned cpu, const struct vm_exit_info *x)
 		tracer_vmev_caller(t, cpu, &ev);
 	ev.seq = t->vmev_seq[cpu]++;
 	tracer_vmev_route(t, &ev, VMEV_MASK(kind));
-	detail = x->kind == VM_EXIT_ANY ? tracer_vmev_detail(x->reason) : 0;
+	detail = x->kind == VM_EXIT_ANY ? tracer_vmev_detail(x->detail) : 0;
 	if (detail && (want & VMEV_MASK(detail))) {
 		/* Held for the detail event: it reuses the stamp and ends the flight. */
 		t->vmev_stamp[cpu].tsc = ev.tsc;

@@ -185,7 +185,6 @@ static int tracer_setup_rings(struct tracer *t, const struct kernel_image *img, 
 	/* exit mode: a limit of one record rings the doorbell for every event after the first. */
 	stub_geom_config(&t->geom, t->stub.data_va,
 			 t->cfg.mode == TRACE_LOSSLESS ? t->nrecords : t->cfg.mode == TRACE_EXIT ? 1 : UINT64_MAX, c);
-	c->doorbell_port = VT_DOORBELL_PORT;
 	c->cur_off = t->task.cur_off;
 	c->pc_off = t->task.pc_off;
 	c->pid_off = t->task.pid_off;
