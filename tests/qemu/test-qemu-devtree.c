@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "tests/unit/check.h"
-#include "vmm/qemu/devtree.h"
+#include "vmm/guest/devtree.h"
 #include "tests/qemu/qtest.h"
 
 struct guest_arch {

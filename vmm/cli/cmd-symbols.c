@@ -13,6 +13,7 @@
 
 #include "arch/slot.h"
 #include "vmm/cli/cmd.h"
+#include "vmm/guest/guest.h"
 #include "vmm/trace/filter.h"
 #include "vmm/image/image.h"
 #include "vmm/image/kallsyms.h"
@@ -356,16 +357,9 @@ static void log_details(const struct symbols_run *run)
 			 "the records point at the slots");
 }
 
-/* The slot encodings of the image's architecture. */
-static const enum slot_arch symbols_slot_arch[] = {
-	[IMAGE_ARCH_X86_64] = SLOT_ARCH_X86_64,
-	[IMAGE_ARCH_ARM64] = SLOT_ARCH_ARM64,
-	[IMAGE_ARCH_RISCV64] = SLOT_ARCH_RISCV64,
-	[IMAGE_ARCH_LOONGARCH64] = SLOT_ARCH_LOONGARCH64,
-};
-
 static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 {
+	const struct guest_arch *ga;
 	struct errbuf err;
 	double t = now();
 	size_t shown;
@@ -380,8 +374,9 @@ static int symbols_run(struct symbols_opts *o, struct symbols_run *run)
 		return rc;
 	run->t_symbols = now() - t;
 	t = now();
-	rc = mcount_read(&run->img.elf, run->tab, slot_ops_for(symbols_slot_arch[run->img.arch]),
-			 &run->mcount, &err);
+	ga = guest_arch_of(run->img.arch);
+	rc = ga ? mcount_read(&run->img.elf, run->tab, guest_slot_ops(ga), &run->mcount, &err) :
+		  err_set(&err, EOPNOTSUPP, "no slot encodings for %s", image_arch_name(run->img.arch));
 	run->have_mcount = !rc;
 	if (rc && (o->slots || o->functions))
 		return cmd_fail("symbols", EXIT_BAD_INPUT, "%s: %s", o->kernel, err.msg);

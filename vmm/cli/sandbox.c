@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "vmm/cli/sandbox.h"
-#include "vmm/kvm/arch.h"
+#include "vmm/kvm/host-kvm.h"
 
 /* Plain calls: memory, threads, signals, time, I/O on fds opened before. */
 static const char *const sandbox_allowed[] = {
@@ -63,7 +63,7 @@ static const char *const sandbox_fatal[] = {
 /*
  * ioctl requests allowed, on any fd: the vCPU loop, the tracer's
  * breakpoints, termios; the KVM host arch adds its register and interrupt
- * calls (arch_sandbox_ioctls).
+ * calls (host_kvm_sandbox_ioctls).
  */
 static const unsigned long sandbox_ioctls[] = {
 	KVM_RUN, KVM_SET_GUEST_DEBUG, KVM_GET_MP_STATE, KVM_IRQ_LINE,
@@ -109,7 +109,7 @@ static int sandbox_add_rules(scmp_filter_ctx ctx, unsigned *nallowed, struct err
 	struct scmp_arg_cmp tmpfile = SCMP_A2_32(SCMP_CMP_MASKED_EQ, O_TMPFILE, O_TMPFILE);
 	struct scmp_arg_cmp req;
 	size_t i, n_arch;
-	const unsigned long *arch_ioctls = arch_sandbox_ioctls(&n_arch);
+	const unsigned long *arch_ioctls = host_kvm_sandbox_ioctls(&n_arch);
 	int rc;
 
 	for (i = 0; i < SANDBOX_N(sandbox_allowed); i++)

@@ -461,6 +461,11 @@ int host_kvm_guest_arch(void)
 	return arch_guest_arch();
 }
 
+const unsigned long *host_kvm_sandbox_ioctls(size_t *n)
+{
+	return arch_sandbox_ioctls(n);
+}
+
 int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf *err)
 {
 	struct host_kvm *hk;

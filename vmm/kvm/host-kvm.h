@@ -8,6 +8,8 @@
 #ifndef VMM_KVM_HOST_KVM_H
 #define VMM_KVM_HOST_KVM_H
 
+#include <stddef.h>
+
 #include "vmm/host/host.h"
 #include "vmm/util/error.h"
 
@@ -16,6 +18,8 @@
 
 /* The guest arch (enum image_arch) this build's KVM host boots; -1: none yet. */
 int host_kvm_guest_arch(void);
+/* The register and interrupt ioctls its running VMs make, for the seccomp sandbox; *n: how many. */
+const unsigned long *host_kvm_sandbox_ioctls(size_t *n);
 
 /*
  * A VM for b's kernel, loaded and ready for a tracer: kernels of

@@ -25,7 +25,7 @@
 #include "vmm/guest/stub-geom.h"
 #include "vmm/host/console.h"
 #include "vmm/image/image.h"
-#include "vmm/qemu/devtree.h"
+#include "vmm/guest/devtree.h"
 #include "vmm/qemu/host-qemu-int.h"
 #include "vmm/qemu/la64-boot.h"
 #include "vmm/util/log.h"

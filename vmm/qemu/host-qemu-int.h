@@ -52,7 +52,6 @@ struct qguest {
 	const char *code_guard;
 	unsigned sp_off, ret_off, ring_reg_off;
 	uint64_t clock_khz;
-	enum slot_arch slot_arch;
 };
 
 /* By IMAGE_ARCH_* (host-qemu-stub.c). */

@@ -21,16 +21,13 @@
 #include "vmm/util/util.h"
 
 const struct qguest host_qemu_guests[] = {
-	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 7 * 8, RET_ON_STACK,
-				8 * 8, 0, SLOT_ARCH_X86_64 },
+	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 7 * 8, RET_ON_STACK, 8 * 8, 0 },
 	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end", "__rela_end", "__init_end", 0, NULL, "_end",
-			       31 * 8, 30 * 8, 11 * 8, 62500, SLOT_ARCH_ARM64 },
+			       31 * 8, 30 * 8, 11 * 8, 62500 },
 	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
-				 NULL, NULL, 2 << 20, "__init_data_begin", NULL, 2 * 8, 1 * 8, 9 * 8, 10000,
-				 SLOT_ARCH_RISCV64 },
+				 NULL, NULL, 2 << 20, "__init_data_begin", NULL, 2 * 8, 1 * 8, 9 * 8, 10000 },
 	/* The stub in the low 2 MiB, its data in the region the device tree reserves (hq_la64_install). */
-	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 3 * 8, 1 * 8, 24 * 8, 100000,
-				     SLOT_ARCH_LOONGARCH64 },
+	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 3 * 8, 1 * 8, 24 * 8, 100000 },
 };
 
 /* Where hq_place puts the stub's code. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The guest's device tree, as the QEMU host backend hands it to arm64 and
- * riscv64 guests: QEMU's own (-machine dumpdtb=) with a /reserved-memory
- * region added, so that the guest kernel never allocates the memory where
+ * What vmmtrace changes in a guest's device tree, whichever host made
+ * it (the QEMU host: QEMU's own, -machine dumpdtb=): a /reserved-memory
+ * region, so that the guest kernel never allocates the memory where
  * vmmtrace keeps its stub and rings (the role the E820 map plays on x86).
  */
-#ifndef VMM_QEMU_DEVTREE_H
-#define VMM_QEMU_DEVTREE_H
+#ifndef VMM_GUEST_DEVTREE_H
+#define VMM_GUEST_DEVTREE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A /reserved-memory region in the guest's device tree
- * (vmm/qemu/devtree.h), with libfdt. The kernel's early memory code
+ * (vmm/guest/devtree.h), with libfdt. The kernel's early memory code
  * (early_init_fdt_scan_reserved_mem) takes no-map regions out of memblock
  * before its first allocation, so the region is never the kernel's: not
  * in its linear map, never handed to an allocator.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/qemu/devtree.h"
+#include "vmm/guest/devtree.h"
 
 /* Room for the new nodes and properties, and their names. */
 #define DEVTREE_GROWTH 1024
