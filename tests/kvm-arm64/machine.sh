@@ -70,8 +70,10 @@ if [ "$rc" != 7 ]; then
 fi
 check "the machine offers /dev/kvm (Debian's arm64 kernel at EL2)" grep -qx 'dev-kvm yes' "$TMPD/out"
 check "the machine is arm64" grep -qx 'uname aarch64' "$TMPD/out"
-check "the arm64 build is this tree's vmmtrace (--version)" \
-	grep -qxF "version $("$VMMTRACE" --version)" "$TMPD/out"
+# What this tree's build says (the Makefile's VMMTRACE_VERSION): its release and commit.
+rev=$(git -C "$TOP" rev-parse --short=12 HEAD 2>/dev/null)
+check "the arm64 build is this tree's vmmtrace (--version: $(cat "$TOP/VERSION")${rev:+ at $rev})" \
+	grep -qxF "version vmmtrace $(cat "$TOP/VERSION")${rev:+ ($rev)}" "$TMPD/out"
 
 # The x86_64 build's listing of the same files.
 for k in Image:"$LEAN_A64" stock-arm64-Image:"$STOCK_A64"; do
