@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs the test tiers (unit, images, interop, qemu, kvm, san, or those
+# Runs the test tiers (unit, images, interop, qemu, kvm, kvm-arm64, san, or those
 # named; the long e2e tier only when named; docs/TESTING.md says what each
 # needs and costs) and counts the
 # PASS:/FAIL:/SKIP: lines every test prints. A test that exits non-zero
