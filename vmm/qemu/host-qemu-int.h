@@ -7,49 +7,24 @@
 #define VMM_QEMU_HOST_QEMU_INT_H
 
 #include "arch/slot.h"
+#include "vmm/guest/stub-place.h"
 #include "vmm/qemu/host-qemu.h"
 
-/* The stub's page and its doorbell's (guest-stub/<arch>/stub.S). */
-#define STUB_CODE_ROOM 8192
 /* x86_64: the return address at a function's entry is on the stack, not in a register. */
 #define RET_ON_STACK UINT32_MAX
 
 /*
- * What differs by guest under QEMU: where the stub and its rings go
- * (docs/STUB-PLACEMENT.md), the 'g' offsets of the registers the host
+ * What differs by guest under QEMU (where the stub goes is the guest's:
+ * vmm/guest/stub-place.h): the 'g' offsets of the registers the host
  * reads (the stack pointer and return address at a function's entry, the
  * ring header the stub holds at its doorbell), and the rate of the counter
  * the stub reads. QEMU 7.2's arm64 generic timer counts at 62.5 MHz
  * (GTIMER_SCALE, 16 ns); its riscv64 virt machine's timebase is 10 MHz
  * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ); loongarch64's constant timer
  * 100 MHz (TIMER_PERIOD, 10 ns: target/loongarch/constant_timer.c); an
- * x86 guest's TSC is the host's (measured). x86_64 places its stub in a region of its own
- * (host-qemu-x86.c), not in the image's padding: no code_end.
+ * x86 guest's TSC is the host's (measured).
  */
 struct qguest {
-	const char *code_end;		/* the stub fills the STUB_CODE_ROOM bytes below this symbol */
-	const char *data_start, *data_end;
-	/*
-	 * Where the rings go when [data_start, data_end) is not known or
-	 * empty (NULL: nowhere): memory the guest frees after the hand-over,
-	 * so the rings must move there (rings_area).
-	 */
-	const char *early_start, *early_end;
-	uint64_t data_end_align;
-	/*
-	 * Without padding below code_end, the stub may take the start of
-	 * [data_start, data_end) when code_past_end names a symbol that is not
-	 * 2 MiB-aligned (riscv64: __init_data_begin, which STRICT_KERNEL_RWX
-	 * aligns; without it the image's last block is executable throughout).
-	 */
-	const char *code_past_end;
-	/*
-	 * Without padding below code_end, nor code_past_end: the page at this
-	 * symbol, the guard page the kernel leaves unmapped after its image
-	 * (arm64: _end), when the early page tables map it (not 2 MiB-aligned)
-	 * and the host can map it in the final ones (hq_guard_map).
-	 */
-	const char *code_guard;
 	unsigned sp_off, ret_off, ring_reg_off;
 	uint64_t clock_khz;
 };

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The QEMU host's stub: where each guest arch's stub and rings go
- * (docs/STUB-PLACEMENT.md), its install through the gdbstub, and, on
+ * The QEMU host's stub: its install through the gdbstub where
+ * vmm/guest/stub-place.c finds room in an arm64 or riscv64 image
+ * (docs/STUB-PLACEMENT.md), the page tables of arm64's guard page, and, on
  * arm64, the region the rings move to at the hand-over. x86_64's own
- * placement is host-qemu-x86.c.
+ * placement is host-qemu-x86.c, loongarch64's hq_la64_install (the low
+ * 2 MiB, its data in the region the device tree reserves).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "arch/arm64/paging.h"
 #include "proto/trace.h"
 #include "vmm/guest/guest.h"
+#include "vmm/guest/stub-place.h"
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
@@ -21,139 +24,27 @@
 #include "vmm/util/util.h"
 
 const struct qguest host_qemu_guests[] = {
-	[IMAGE_ARCH_X86_64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 7 * 8, RET_ON_STACK, 8 * 8, 0 },
-	[IMAGE_ARCH_ARM64] = { "_etext", "init_pg_end", "_end", "__rela_end", "__init_end", 0, NULL, "_end",
-			       31 * 8, 30 * 8, 11 * 8, 62500 },
-	[IMAGE_ARCH_RISCV64] = { "__init_begin", "_end", "_end",
-				 NULL, NULL, 2 << 20, "__init_data_begin", NULL, 2 * 8, 1 * 8, 9 * 8, 10000 },
-	/* The stub in the low 2 MiB, its data in the region the device tree reserves (hq_la64_install). */
-	[IMAGE_ARCH_LOONGARCH64] = { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 3 * 8, 1 * 8, 24 * 8, 100000 },
-};
-
-/* Where hq_place puts the stub's code. */
-enum hq_code_place {
-	HQ_CODE_PADDING,	/* the STUB_CODE_ROOM bytes of padding below code_end */
-	HQ_CODE_PAST_END,	/* riscv64 without STRICT_KERNEL_RWX: past _end, in the image's last 2 MiB block */
-	HQ_CODE_GUARD,		/* arm64 without padding: the guard page at _end, one page (guest_arch_one_page) */
-	HQ_CODE_PADDING_PAGE,	/* arm64 with one page of padding below code_end: the one-page stub there */
+	[IMAGE_ARCH_X86_64] = { 7 * 8, RET_ON_STACK, 8 * 8, 0 },
+	[IMAGE_ARCH_ARM64] = { 31 * 8, 30 * 8, 11 * 8, 62500 },
+	[IMAGE_ARCH_RISCV64] = { 2 * 8, 1 * 8, 9 * 8, 10000 },
+	[IMAGE_ARCH_LOONGARCH64] = { 3 * 8, 1 * 8, 24 * 8, 100000 },
 };
 
 /* Bytes of padding below the one-page stub that take its doorbell (bti j; br x15) off its page. */
 #define HQ_DOORBELL_ROOM 16
 
-static uint64_t hq_sym(const struct symtab *syms, const char *name)
-{
-	const struct symbol *s = symtab_find_name(syms, name);
-
-	return s ? s->addr : 0;
-}
-
-/* [va, va + len) is padding: the image holds zeros there and no symbol starts inside. */
-static int hq_is_padding(const struct elf_image *elf, const struct symtab *syms, uint64_t va, uint64_t len)
-{
-	const uint8_t *bytes = elf_vaddr_ptr(elf, va, len);
-	const struct symbol *s;
-	uint64_t off;
-
-	for (uint64_t i = 0; bytes && i < len; i++)
-		if (bytes[i])
-			return 0;
-	s = symtab_find_addr(syms, va + len - 1, &off);
-	return bytes && s && s->addr <= va;
-}
-
-/*
- * Where the stub's code and rings go: [*code, *code + room), [*data,
- * *data_end); *early: the guest frees the rings' place after the hand-over.
- */
+/* The stub's places in the image (vmm/guest/stub-place.c), given what this host reserved. */
 static int hq_place(struct host_qemu *hq, const struct elf_image *elf, const struct symtab *syms,
-		    uint64_t *code, uint64_t *data, uint64_t *data_end, int *early, enum hq_code_place *place,
-		    struct errbuf *err)
+		    struct guest_place *pl, struct errbuf *err)
 {
-	const struct qguest *g = hq_guest(hq);
-	uint64_t end = hq_sym(syms, g->code_end);
-
-	*data = hq_sym(syms, g->data_start);
-	*data_end = hq_sym(syms, g->data_end);
-	*early = 0;
-	*place = HQ_CODE_PADDING;
-	if (g->early_start && hq_sym(syms, g->early_start) && hq_sym(syms, g->early_end)) {
-		/*
-		 * The tail of the init data, after the relocation table, is free
-		 * until free_initmem: Debian's stock arm64 kernel has nothing else
-		 * (no init_pg_end in its kallsyms, and init_pg_dir fills the image
-		 * up to _end), and on the lean kernel it is 48 KiB against the
-		 * data tail's 8: the rings go there whenever they can move at the
-		 * hand-over (a region to move to) and it is larger.
-		 */
-		uint64_t e0 = hq_sym(syms, g->early_start), e1 = hq_sym(syms, g->early_end);
-		int tail = *data && *data_end > *data;
-		const uint8_t *zero = e1 > e0 ? elf_vaddr_ptr(elf, e0, e1 - e0) : NULL;
-
-		for (uint64_t i = 0; zero && i < e1 - e0; i++)
-			if (zero[i])
-				zero = NULL;
-		if (tail && !(zero && hq->area_size && e1 - e0 > *data_end - *data)) {
-			/* The data tail, as before. */
-		} else if (zero) {
-			*data = e0;
-			*data_end = e1;
-			*early = 1;
-		} else {
-			return err_set(err, ENOSPC, "[%s, %s) is not zeros in the image (.relr.dyn?): no room for the "
-				       "stub's rings", g->early_start, g->early_end);
-		}
-	}
-	if (!end || !*data || !*data_end)
-		return err_set(err, ENOENT, "the kernel's symbols name no %s, %s or %s: no room known for the stub",
-			       g->code_end, g->data_start, g->data_end);
-	*code = end - STUB_CODE_ROOM;
-	if (!hq_is_padding(elf, syms, *code, STUB_CODE_ROOM) && g->code_guard && !(end & 4095) &&
-	    hq_is_padding(elf, syms, end - 4096, 4096)) {
-		/* arm64 with one page of padding (Debian's 6.12): the one-page stub, mapped as text in every phase. */
-		*code = end - 4096;
-		*place = HQ_CODE_PADDING_PAGE;
-	} else if (!hq_is_padding(elf, syms, *code, STUB_CODE_ROOM)) {
-		uint64_t strict = g->code_past_end ? hq_sym(syms, g->code_past_end) : 0;
-		uint64_t guard = g->code_guard ? hq_sym(syms, g->code_guard) : 0;
-
-		if (guard) {
-			/* arm64: _end's guard page, mapped by the early tables' last 2 MiB block and by the host's. */
-			if (guard & 4095 || !(guard & ((2ULL << 20) - 1)))
-				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub, and %s "
-					       "(%#llx) is %s: no page after it that the early page tables map",
-					       STUB_CODE_ROOM, g->code_end, g->code_guard, (unsigned long long)guard,
-					       guard & 4095 ? "not page-aligned" : "2 MiB-aligned");
-			if (!hq->past_end_size)
-				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub, and no region "
-					       "reserved past %s", STUB_CODE_ROOM, g->code_end, g->code_guard);
-			*code = guard;
-			*place = HQ_CODE_GUARD;
-		} else {
-			if (!strict || !(strict & ((2ULL << 20) - 1)) || !hq->past_end_size)
-				return err_set(err, ENOSPC, "no %u bytes of padding below %s for the stub%s",
-					       STUB_CODE_ROOM, g->code_end,
-					       strict ? "" : " (and no other place known for this kernel)");
-			/* No STRICT_KERNEL_RWX: the rest of the image's last block, reserved in the device tree. */
-			*code = (*data + 4095) & ~4095ULL;
-			*data = *code + STUB_CODE_ROOM;
-			*place = HQ_CODE_PAST_END;
-		}
-	}
-	*data = (*data + VT_REC_SIZE - 1) & ~(uint64_t)(VT_REC_SIZE - 1);
-	if (g->data_end_align)
-		*data_end = (*data_end + g->data_end_align - 1) & ~(g->data_end_align - 1);
-	if (*data_end <= *data)
-		return err_set(err, ENOSPC, "no room for the stub's rings in [%s, %s)", g->data_start, g->data_end);
-	return 0;
+	return guest_stub_place(hq->image_arch, elf, syms, hq->area_size != 0, hq->past_end_size, pl, err);
 }
 
 int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
 			struct errbuf *err)
 {
-	uint64_t code, data, data_end;
-	enum hq_code_place place;
-	int early, rc;
+	struct guest_place pl;
+	int rc;
 
 	if (hq_of(h)->image_arch == IMAGE_ARCH_X86_64)
 		return host_qemu_x86_room(hq_of(h), bytes, err);
@@ -162,9 +53,9 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 		return *bytes ? 0 : err_set(err, ENOENT, "the loongarch64 guest was booted without a region for the "
 					     "stub's data");
 	}
-	rc = hq_place(hq_of(h), elf, syms, &code, &data, &data_end, &early, &place, err);
+	rc = hq_place(hq_of(h), elf, syms, &pl, err);
 	if (!rc)
-		*bytes = data_end - data;
+		*bytes = pl.data_end - pl.data;
 	return rc;
 }
 
@@ -183,9 +74,9 @@ static int hq_stub_finish(struct host_qemu *hq, const struct symtab *syms, struc
 		return rc;
 	hq->doorbell = hq->doorbell_waits ? 0 : c->doorbell_pc;
 	hq->stub_cfg = r->code;
-	hq->end_bp[0] = hq_sym(syms, "machine_restart");
-	hq->end_bp[1] = hq_sym(syms, "machine_power_off");
-	hq->end_bp[2] = hq_sym(syms, "machine_halt");
+	hq->end_bp[0] = guest_sym(syms, "machine_restart");
+	hq->end_bp[1] = guest_sym(syms, "machine_power_off");
+	hq->end_bp[2] = guest_sym(syms, "machine_halt");
 	return hq_sync_breaks(hq, err);
 }
 
@@ -282,10 +173,10 @@ static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint
 static int hq_guard_map_later(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
 			      uint64_t code_va, uint64_t code_pa, struct errbuf *err)
 {
-	uint64_t at = hq_sym(syms, "__primary_switched"), pgd = hq_sym(syms, "swapper_pg_dir"), pgd_pa;
+	uint64_t at = guest_sym(syms, "__primary_switched"), pgd = guest_sym(syms, "swapper_pg_dir"), pgd_pa;
 
 	if (!at)
-		at = hq_sym(syms, "start_kernel");
+		at = guest_sym(syms, "start_kernel");
 	if (!hq->a64_page_shift)
 		return err_set(err, EOPNOTSUPP, "the stub's guard page needs the kernel's page size, which its Image "
 			       "header does not give");
@@ -344,10 +235,10 @@ int hq_guard_map_now(struct host_qemu *hq, unsigned cpu, struct errbuf *err)
 static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
 			uint64_t code_va, uint64_t code_pa, uint64_t tables_pa, struct errbuf *err)
 {
-	uint64_t pgd_va = hq_sym(syms, "swapper_pg_dir"), pgd_pa, *table;
+	uint64_t pgd_va = guest_sym(syms, "swapper_pg_dir"), pgd_pa, *table;
 	unsigned shift, levels;
 
-	if (hq_sym(syms, "__pi_early_map_kernel"))
+	if (guest_sym(syms, "__pi_early_map_kernel"))
 		return hq_guard_map_later(hq, syms, elf, code_va, code_pa, err);
 	if (hq->a64_page_shift != 12)
 		return err_set(err, EOPNOTSUPP, "the stub's guard page needs a kernel with 4 KiB pages (its Image header "
@@ -397,7 +288,7 @@ static int hq_doorbell_off_page(struct host_qemu *hq, const struct elf_image *el
 	uint8_t insns[8];
 	int rc;
 
-	if (!hq_is_padding(elf, syms, code - HQ_DOORBELL_ROOM, HQ_DOORBELL_ROOM)) {
+	if (!guest_is_padding(elf, syms, code - HQ_DOORBELL_ROOM, HQ_DOORBELL_ROOM)) {
 		log_info("qemu: no padding below the stub's page: a full ring waits in the stub for the host to drain it");
 		hq->doorbell_waits = 1;
 		return 0;
@@ -419,8 +310,10 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	struct host_qemu *hq = hq_of(h);
 	const struct guest_arch *g = guest_arch_of(hq->image_arch);
 	size_t size = guest_stub_size(g);
+	const struct guest_place_syms *ps = guest_place_syms(hq->image_arch);
+	struct guest_place pl;
 	uint64_t code, data, data_end, code_pa, data_pa;
-	enum hq_code_place place;
+	enum guest_code_place place;
 	int early, rc;
 
 	if (hq->image_arch == IMAGE_ARCH_X86_64)
@@ -430,8 +323,9 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	memset(r, 0, sizeof(*r));
 	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
 		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &code, &data, &data_end, &early, &place, err)))
+	if ((rc = hq_place(hq, elf, syms, &pl, err)))
 		return rc;
+	code = pl.code, data = pl.data, data_end = pl.data_end, early = pl.early, place = pl.where;
 	if (early && !hq->area_size)
 		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
 			       "region to move them to");
@@ -440,29 +334,29 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
 	if (hq->image_arch == IMAGE_ARCH_ARM64) {
 		/* For the rings' later area (hq_rings_area) and the guard page's tables. */
-		uint64_t ms = hq_sym(syms, "memstart_addr"), text = hq_sym(syms, "_stext"), pa;
+		uint64_t ms = guest_sym(syms, "memstart_addr"), text = guest_sym(syms, "_stext"), pa;
 
 		if (ms && !elf_vaddr_to_paddr(elf, ms, &pa))
 			hq->memstart_pa = pa;
 		if (text >> 63)
 			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
 	}
-	if (place == HQ_CODE_PADDING_PAGE) {
+	if (place == GUEST_CODE_PADDING_PAGE) {
 		g = guest_arch_one_page(hq->image_arch);
 		size = guest_stub_size(g);
 		if (size <= VT_CFG_SIZE || size > 4096)
 			return err_set(err, EINVAL, "the embedded one-page %s stub is %zu bytes",
 				       image_arch_name(hq->image_arch), size);
 		log_info("qemu: %llu bytes of padding below %s, not %u: the one-page stub goes in its last page",
-			 (unsigned long long)(hq_sym(syms, hq_guest(hq)->code_end) - code), hq_guest(hq)->code_end,
+			 (unsigned long long)(guest_sym(syms, ps->code_end) - code), ps->code_end,
 			 STUB_CODE_ROOM);
 	}
 	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings, arm64's guard). */
-	if (place != HQ_CODE_PADDING && place != HQ_CODE_PADDING_PAGE) {
-		uint64_t last = hq_sym(syms, hq_guest(hq)->data_end);
+	if (place != GUEST_CODE_PADDING && place != GUEST_CODE_PADDING_PAGE) {
+		uint64_t last = guest_sym(syms, ps->data_end);
 		/* The guard page: the stub, then its page tables; past the end: the stub, then its rings. */
-		uint64_t need = place != HQ_CODE_GUARD ? STUB_CODE_ROOM + data_size :
-				hq_sym(syms, "__pi_early_map_kernel") ? 1ULL << hq->a64_page_shift : 4 * 4096;
+		uint64_t need = place != GUEST_CODE_GUARD ? STUB_CODE_ROOM + data_size :
+				guest_sym(syms, "__pi_early_map_kernel") ? 1ULL << hq->a64_page_shift : 4 * 4096;
 
 		if (!last || elf_vaddr_to_paddr(elf, last - 1, &code_pa))
 			return err_set(err, ENOENT, "the stub's place past the image is not known");
@@ -472,9 +366,9 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			return err_set(err, ERANGE, "the stub's place past the image (%#llx) is not the region the device "
 				       "tree reserves (%#llx)", (unsigned long long)hq_real(hq, code_pa),
 				       (unsigned long long)hq->past_end_pa);
-		if (place == HQ_CODE_PAST_END) {
+		if (place == GUEST_CODE_PAST_END) {
 			log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, "
-				 "in its last 2 MiB block", hq_guest(hq)->code_end);
+				 "in its last 2 MiB block", ps->code_end);
 		} else {
 			g = guest_arch_one_page(hq->image_arch);
 			size = guest_stub_size(g);
@@ -487,7 +381,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 				return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
 			log_info("qemu: no %u bytes of padding below %s: the stub goes in the guard page at %s, mapped "
 				 "by %s; a full ring waits in the stub for the host to drain it", STUB_CODE_ROOM,
-				 hq_guest(hq)->code_end, hq_guest(hq)->code_guard, hq->guard_bp ?
+				 ps->code_end, ps->code_guard, hq->guard_bp ?
 				 "the host in the kernel's own tables once it has built them" :
 				 "page tables vmmtrace adds to swapper_pg_dir");
 			hq->doorbell_waits = 1;
@@ -495,7 +389,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	} else if (elf_vaddr_to_paddr(elf, code, &code_pa) || data < code) {
 		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
 	}
-	if (place != HQ_CODE_GUARD)
+	if (place != GUEST_CODE_GUARD)
 		data_pa = code_pa + (data - code);
 	r->code = hq_gpa_ptr(h, code_pa, size);
 	r->data = hq_gpa_ptr(h, data_pa, data_size);
@@ -503,7 +397,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 		return err_set(err, ERANGE, "the stub's place is outside guest RAM");
 	if ((rc = hq_write_stub(hq, g, hq_real(hq, code_pa), code, err)))
 		return rc;
-	if (place == HQ_CODE_PADDING_PAGE && (rc = hq_doorbell_off_page(hq, elf, syms, r->code, code, code_pa, err)))
+	if (place == GUEST_CODE_PADDING_PAGE && (rc = hq_doorbell_off_page(hq, elf, syms, r->code, code, code_pa, err)))
 		return rc;
 	/* Whatever the tracer asks for: the guard page's breakpoint is the host's own. */
 	if (hq->guard_bp && (rc = hq_sync_breaks(hq, err)))
@@ -518,7 +412,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	r->gpa = code_pa;
 	/* For the rings' later area (hq_rings_area). */
 	if (hq->image_arch == IMAGE_ARCH_RISCV64) {
-		uint64_t base = hq_sym(syms, "phys_ram_base"), pa;
+		uint64_t base = guest_sym(syms, "phys_ram_base"), pa;
 
 		if (base && !elf_vaddr_to_paddr(elf, base, &pa))
 			hq->memstart_pa = pa;
