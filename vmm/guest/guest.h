@@ -24,6 +24,8 @@ struct guest_arch {
 	const char *clock;
 	/* THREAD_SIZE without KASAN: a call is on its task's stack when within it. */
 	uint64_t thread_size;
+	/* TIF_NEED_RESCHED's bit in thread_info.flags (asm/thread_info.h: a #define, not in BTF). */
+	unsigned tif_need_resched;
 	/*
 	 * Traceable functions the kernel may run before its MMU is on, where a
 	 * call to the stub's virtual address cannot return: never patched

@@ -12,6 +12,7 @@
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
 #include "vmm/image/symtab.h"
+#include "vmm/guest/guest.h"
 #include "vmm/qemu/host-qemu-int.h"
 #include "vmm/util/log.h"
 #include "vmm/util/util.h"
@@ -383,8 +384,7 @@ int host_qemu_init(struct host_qemu *hq, int image_arch, const struct elf_image 
 	struct qvm *q = hq->q;
 	uint64_t off = 0, first = UINT64_MAX;
 
-	if (image_arch != IMAGE_ARCH_ARM64 && image_arch != IMAGE_ARCH_RISCV64 && image_arch != IMAGE_ARCH_X86_64 &&
-	    image_arch != IMAGE_ARCH_LOONGARCH64)
+	if (!guest_arch_of(image_arch))
 		return err_set(err, EOPNOTSUPP, "tracing under --host qemu takes x86_64, arm64, riscv64 and loongarch64 "
 			       "kernels, not %s", image_arch_name(image_arch));
 	for (unsigned i = 0; i < elf->ehdr->e_phnum; i++)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vmm/guest/guest.h"
 #include "vmm/image/btf.h"
 #include "vmm/trace/task.h"
 
@@ -15,11 +16,6 @@
 #define TASK_PERCPU_MAX (1ULL << 32)
 #define TASK_CPU_NUMBER_MAX (16u << 20)	/* cpu_number is among the first per-CPU variables */
 
-/* TIF_NEED_RESCHED (arch/<arch>/include/asm/thread_info.h): a #define, not in BTF. */
-#define TASK_X86_TIF_NEED_RESCHED 3
-#define TASK_ARM64_TIF_NEED_RESCHED 1
-#define TASK_RISCV_TIF_NEED_RESCHED 3
-#define TASK_LOONGARCH_TIF_NEED_RESCHED 2
 
 /* The comm of init_task, the one task_struct whose bytes the image holds (INIT_TASK_COMM). */
 #define TASK_INIT_COMM "swapper"
@@ -188,6 +184,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
 		     struct errbuf *err)
 {
+	const struct guest_arch *ga = guest_arch_of(img->arch);
 	struct kernel_btf kb = { 0 };
 	int rc, have_btf, asked = btf_path != NULL;
 
@@ -233,11 +230,8 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 			l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
 		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
 		l->stack_off = task_member(&kb, "task_struct", "stack", 8, l->task_size);
-		if (l->tif_off != TASK_UNKNOWN)
-			l->tif_mask = 1ULL << (img->arch == IMAGE_ARCH_ARM64 ? TASK_ARM64_TIF_NEED_RESCHED :
-					       img->arch == IMAGE_ARCH_RISCV64 ? TASK_RISCV_TIF_NEED_RESCHED :
-					       img->arch == IMAGE_ARCH_LOONGARCH64 ? TASK_LOONGARCH_TIF_NEED_RESCHED :
-					       TASK_X86_TIF_NEED_RESCHED);
+		if (l->tif_off != TASK_UNKNOWN && ga)
+			l->tif_mask = 1ULL << ga->tif_need_resched;
 		else
 			task_missing(l, img->arch == IMAGE_ARCH_LOONGARCH64 ? "thread_info.flags" :
 				     "task_struct.thread_info.flags");
