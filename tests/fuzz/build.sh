@@ -23,13 +23,15 @@ FUZZ_CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -I. -pthread -fno-omit-frame-pointer 
 FUZZ_LIBS="-lbpf -lz -llzma -lbz2 -lzstd -llz4 -lurcu-memb -lurcu-common -lfdt -pthread"
 
 # The sources of build/libvmmtrace.a, as the Makefile lists them (every
-# layer's folder, the KVM host's x86_64 code); the embedded stubs come
-# from the plain build (make), guest code that no sanitizer touches.
+# layer's folder, the KVM host's code for this machine's arch, x86_64);
+# the embedded stubs come from the plain build (make), guest code that no
+# sanitizer touches.
 fuzz_lib_sources() {
-	ls arch/*.c arch/*/*.c vmm/*/*.c | grep -v '^vmm/cli/main\.c$'
+	ls arch/*.c arch/*/*.c vmm/*/*.c | grep -v '^vmm/cli/main\.c$' | grep -vE '^vmm/kvm-'
+	ls vmm/kvm-x86_64/*.c
 }
 fuzz_stub_objects() {
-	ls "$TOP"/build/guest-stub/*/stub-embed.o
+	ls "$TOP"/build/guest-stub/*/stub*-embed.o
 }
 
 # fuzz_build_lib: 0 when build/fuzz/lib.a is up to date.
@@ -52,6 +54,8 @@ fuzz_build_lib() {
 		fuzz_lib_sources | tr / _ | sed 's/\.c$/.o/' | grep -qxF "$(basename "$obj")" || { rm -f "$obj"; stale=1; }
 	done
 	fuzz_stub_objects >/dev/null 2>&1 || { echo "fuzz: no embedded stubs: run make first" >&2; return 1; }
+	# A stub added to the build (or gone) changes the archive too.
+	fuzz_stub_objects | cmp -s - "$FUZZ_DIR/stubs.list" || { fuzz_stub_objects >"$FUZZ_DIR/stubs.list"; stale=1; }
 	if [ $stale = 1 ] || [ ! -e "$FUZZ_DIR/lib.a" ]; then
 		rm -f "$FUZZ_DIR/lib.a"
 		ar rcs "$FUZZ_DIR/lib.a" "$FUZZ_DIR"/obj/*.o $(fuzz_stub_objects) || return 1

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The device tree the QEMU host backend gives arm64 and riscv64 guests
- * (vmm/qemu/devtree.c), from QEMU's own (-machine dumpdtb=):
+ * (vmm/guest/devtree.c), from QEMU's own (-machine dumpdtb=):
  *  - the /reserved-memory node reads back with libfdt (reg, no-map), with
  *    the tree's RAM found in its /memory node;
  *  - bad input is refused with one line: not a device tree, a truncated
