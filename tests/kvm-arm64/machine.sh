@@ -4,8 +4,9 @@
 # arm64, in one boot of the machine: Debian's arm64 kernel at EL2 offers
 # /dev/kvm; the arm64 build is the same program as the x86_64 one (its
 # version; `symbols` of the lean arm64 kernel and of Debian's arm64 kernel
-# byte for byte the x86_64 build's: char signedness and alignment differ
-# between the two); `--host kvm` of an arm64 kernel ends in one line while
+# and `report` of a raw trace recorded here in every format, byte for byte
+# the x86_64 build's: char signedness and alignment differ between the
+# two); `--host kvm` of an arm64 kernel ends in one line while
 # vmmtrace's arm64 KVM host is not built (issue 38); the machine gives back
 # the command's stdout, stderr and status apart. Runs under QEMU's
 # emulator, so it needs no /dev/kvm on this host.
@@ -36,6 +37,14 @@ refusal "with a missing --file" --file "$TMPD/nonexistent" -- true
 mkdir -p "$TMPD/a" "$TMPD/b" && touch "$TMPD/a/x" "$TMPD/b/x"
 refusal "with two --files of one name" --file "$TMPD/a/x" --file "$TMPD/b/x" -- true
 
+# A raw trace recorded here (the lean x86_64 kernel under QEMU, with a
+# call graph and task context), for the arm64 build to read there.
+require_file "$LEAN_BZIMAGE"
+require_file "$INITRAMFS"
+timeout -k 5 120 "$VMMTRACE" boot "$LEAN_BZIMAGE" --host qemu --initrd "$INITRAMFS" --cmdline vmmtrace.steps=uname \
+	--trace 'vfs_*' --trace '__x64_sys_newuname' --graph -o "$TMPD/trace.raw" </dev/null >/dev/null 2>"$TMPD/boot.err"
+check "a raw trace recorded on this host to read on arm64 (status $?)" [ -s "$TMPD/trace.raw" ]
+
 # What the machine runs: every result on stdout, one marker on stderr, status 7.
 cat >"$TMPD/inside.sh" <<'EOF'
 [ -c /dev/kvm ] && echo "dev-kvm yes"
@@ -46,6 +55,10 @@ for k in Image stock-arm64-Image; do
 	echo "symbols $k status $?"
 	echo "symbols $k sha $(sha256sum <sym.out | cut -d' ' -f1) lines $(wc -l <sym.out)"
 	echo "symbols $k stderr $(sha256sum <sym.err | cut -d' ' -f1)"
+done
+for f in text dat perfetto; do
+	vmmtrace report trace.raw --format $f -o report.$f 2>report.err
+	echo "report $f status $? sha $(sha256sum <report.$f | cut -d' ' -f1)"
 done
 vmmtrace boot --host kvm Image >kvm.out 2>kvm.err
 echo "kvm status $?"
@@ -58,7 +71,7 @@ EOF
 
 start=$(date +%s)
 ARM64_MACHINE_CONSOLE=$TMPD/console "$MACHINE" --file "$TMPD/inside.sh" --file "$LEAN_A64" \
-	--file "$STOCK_A64" -- sh inside.sh >"$TMPD/out" 2>"$TMPD/err"
+	--file "$STOCK_A64" --file "$TMPD/trace.raw" -- sh inside.sh >"$TMPD/out" 2>"$TMPD/err"
 rc=$?
 echo "INFO: the machine ran for $(( $(date +%s) - start )) s"
 check "the command's status comes back (7)" [ "$rc" = 7 ]
@@ -88,6 +101,15 @@ for k in Image:"$LEAN_A64" stock-arm64-Image:"$STOCK_A64"; do
 		grep -qx "symbols $name stderr $(sha256sum <"$TMPD/sym.err" | cut -d' ' -f1)" "$TMPD/out"
 	check "symbols $name: more than 1000 symbols" [ "$lines" -gt 1000 ]
 done
+
+# The output library on arm64: the same raw trace gives the same files.
+for f in text dat perfetto; do
+	"$VMMTRACE" report "$TMPD/trace.raw" --format $f -o "$TMPD/report.$f" 2>/dev/null
+	check "report --format $f of an x86_64 host's raw trace: the arm64 build writes the same file" \
+		grep -qx "report $f status $? sha $(sha256sum <"$TMPD/report.$f" | cut -d' ' -f1)" "$TMPD/out"
+done
+check "report: the trace is a call graph holding uname's calls" \
+	eval "grep -q '|  __x64_sys_newuname();' '$TMPD/report.text' && grep -q '|    vfs_kern_mount() {' '$TMPD/report.text'"
 
 check "--host kvm on arm64: status 2, nothing on stdout, one line on stderr" \
 	eval "grep -qx 'kvm status 2' '$TMPD/out' && grep -qx 'kvm stdout 0' '$TMPD/out' &&
