@@ -55,7 +55,8 @@ static const char boot_usage[] =
 	"  --flight-recorder N    keep the last N events; print them and the registers if the guest dies\n"
 	"  --hang SECS            with --flight-recorder: no event for SECS seconds stops the guest\n"
 	"host:\n"
-	"  --host kvm|qemu        this VMM on /dev/kvm (x86_64), or QEMU (default: KVM where it opens)\n"
+	"  --host kvm|qemu        this VMM on /dev/kvm (x86_64; arm64 untraced), or QEMU (default: KVM where it\n"
+	"                         opens and traces the kernel's arch)\n"
 	"  --compat auto|on|off   the compatibility layer for software-assisted KVM (default auto)\n"
 	"  --fast-boot auto|on|off  skip the kernel's slow self-checks on such a host (default: with compat)\n"
 	"  --deterministic        QEMU host: the guest's clock counts instructions, two boots trace alike\n"
@@ -373,7 +374,8 @@ enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_mi
 	*kvm_missing = 0;
 	if (want != BOOT_HOST_AUTO)
 		return want;
-	if (image_arch != host_kvm_guest_arch())
+	/* KVM by default only where it traces the kernel's arch (arm64: --host kvm boots it untraced). */
+	if (image_arch != host_kvm_guest_arch() || !host_kvm_traces())
 		return BOOT_HOST_QEMU;
 	*kvm_missing = access("/dev/kvm", R_OK | W_OK) != 0;
 	return *kvm_missing ? BOOT_HOST_QEMU : BOOT_HOST_KVM;

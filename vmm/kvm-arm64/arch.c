@@ -1,29 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The arm64 host arch of vmmtrace's KVM VMM: not built yet (issue 38,
- * part 2). vmmtrace builds and runs on arm64 machines today, with the
- * QEMU host for every guest; what is here makes that build link and makes
- * `--host kvm` say in one line that it cannot boot a kernel yet. Every op
- * below is reached only after arch_kernel_check, which refuses.
+ * The arm64 host arch of vmmtrace's KVM VMM (issue 38): an arm64 Image
+ * (Debian's vmlinuz is one) loaded at the start of RAM plus its
+ * text_offset, vCPUs initialised with KVM_ARM_VCPU_INIT (PSCI 0.2: KVM
+ * starts and stops the secondary CPUs and reports power-off and reset as
+ * system events), an in-kernel GICv3, the architected timer, a PL011 for
+ * the console and a device tree written with libfdt; QEMU's virt board's
+ * addresses (a64.h). Tracing on this host is not built yet: the stub's
+ * install refuses in one line.
  */
 #include <errno.h>
+#include <linux/kvm.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "vmm/devices/pl011.h"
+#include "vmm/host/console.h"
 #include "vmm/image/image.h"
+#include "vmm/kvm-arm64/a64.h"
 #include "vmm/kvm/arch.h"
+#include "vmm/kvm/kvm.h"
 #include "vmm/kvm/stub.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
 
-#define A64_NOT_YET "vmmtrace's own KVM host does not boot kernels on arm64 yet: use --host qemu"
+/* What host_kvm_create refuses first, should a tracer get this far. */
+#define A64_NOT_YET "vmmtrace's own KVM host does not trace arm64 kernels yet: use --host qemu"
+#define A64_CORE_REG(x) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(x))
+/* An arm64 Image's header (Documentation/arm64/booting.rst). */
+#define A64_IMAGE_MAGIC 0x644d5241u	/* "ARM\x64" at offset 56 */
+#define A64_2M (2ULL << 20)
+
+static struct a64_state *a64(const struct vm *vm)
+{
+	return vm->arch_state;
+}
 
 int arch_guest_arch(void)
 {
-	return -1;
+	return IMAGE_ARCH_ARM64;
+}
+
+const char *arch_name(void)
+{
+	return "arm64";
 }
 
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 {
-	(void)img;
-	return err_set(err, ENOEXEC, A64_NOT_YET);
+	int rc = image_require_arch(img, IMAGE_ARCH_ARM64, err);
+
+	if (rc)
+		return rc;
+	if (!img->is_raw || img->codec != CODEC_NONE)
+		return err_set(err, ENOEXEC, "%s: the arm64 KVM host boots an uncompressed Image (Debian's vmlinuz is one)",
+			       img->path);
+	return 0;
 }
 
 int arch_compat_detect(void)
@@ -39,7 +75,7 @@ const char *arch_compat_assist_name(unsigned assist)
 
 const char *arch_default_cmdline(void)
 {
-	return "console=ttyAMA0";
+	return "console=ttyAMA0 panic=-1";
 }
 
 static const struct cmdline_opt a64_no_opts[] = { { NULL, NULL } };
@@ -56,76 +92,239 @@ const struct cmdline_opt *arch_fast_boot_cmdline(void)
 
 size_t arch_console_input(struct vm *vm, const uint8_t *buf, size_t len)
 {
-	(void)vm, (void)buf;
-	return len;
+	return a64(vm) && a64(vm)->uart ? pl011_receive(a64(vm)->uart, buf, len) : len;
 }
 
+/* The UART writes through to the console: nothing waits in it. */
 void arch_console_flush(struct vm *vm)
 {
 	(void)vm;
 }
 
+static void a64_console_out(void *opaque, const void *buf, size_t len)
+{
+	console_write(opaque, buf, len);
+}
+
+static int a64_gic_attr(int fd, uint32_t group, uint64_t attr, void *addr, const char *what, struct errbuf *err)
+{
+	struct kvm_device_attr a = { .group = group, .attr = attr, .addr = (uint64_t)(uintptr_t)addr };
+
+	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a))
+		return err_set(err, errno, "the GICv3: %s: %s", what, strerror(errno));
+	return 0;
+}
+
 int arch_vm_init(struct vm *vm, struct errbuf *err)
 {
-	(void)vm;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
+	struct kvm_create_device cd = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
+	uint64_t dist = A64_GICD, redist = A64_GICR;
+	struct a64_state *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return err_set(err, ENOMEM, "out of memory for the VM");
+	s->gic_fd = -1;
+	vm->arch_state = s;
+	if ((rc = vm_add_region(vm, A64_RAM, vm->ram_size, vm->ram, err)))
+		return rc;
+	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &cd))
+		return err_set(err, EOPNOTSUPP, "KVM cannot give the guest a GICv3 (%s): this host needs one",
+			       strerror(errno));
+	s->gic_fd = (int)cd.fd;
+	if ((rc = a64_gic_attr(s->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST, &dist,
+			       "its distributor's address", err)) ||
+	    (rc = a64_gic_attr(s->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST, &redist,
+			       "its redistributors' address", err)))
+		return rc;
+	return 0;
 }
 
 int arch_vm_add_devices(struct vm *vm, struct errbuf *err)
 {
-	(void)vm;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
+	uint32_t irq = (KVM_ARM_IRQ_TYPE_SPI << KVM_ARM_IRQ_TYPE_SHIFT) | (32 + A64_UART_SPI);
+
+	if (!(a64(vm)->uart = pl011_create(vm->vm_fd, irq, vm->cfg.console ? a64_console_out : NULL,
+					   vm->cfg.console)))
+		return err_set(err, ENOMEM, "out of memory for the UART");
+	return 0;
 }
 
 void arch_vm_remove_devices(struct vm *vm)
 {
-	(void)vm;
+	struct a64_state *s = a64(vm);
+
+	if (!s)
+		return;
+	pl011_destroy(s->uart);
+	if (s->gic_fd >= 0)
+		close(s->gic_fd);
+	free(s);
+	vm->arch_state = NULL;
 }
 
-int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *initrd,
-		 size_t initrd_size, struct errbuf *err)
+static uint64_t a64_le64(const uint8_t *p)
 {
-	(void)vm, (void)img, (void)initrd, (void)initrd_size;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * The Image at RAM + text_offset, the device tree in RAM's last 2 MiB, the
+ * initrd below it; the boot vCPU starts at the Image's first byte with x0
+ * the tree's address (booting.rst).
+ */
+int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *initrd, size_t initrd_size,
+		 struct errbuf *err)
+{
+	const uint8_t *k = img->file;
+	uint64_t text_offset, image_size, dtb = A64_RAM + vm->ram_size - A64_2M, rd = 0;
+	size_t fdt_len;
+	void *fdt;
+	int rc;
+
+	if (img->file_size < 64 || (uint32_t)a64_le64(k + 56) != A64_IMAGE_MAGIC)
+		return err_set(err, ENOEXEC, "not an arm64 Image (no ARM\\x64 magic in its header)");
+	text_offset = a64_le64(k + 8);
+	image_size = a64_le64(k + 16);
+	if (!image_size)
+		image_size = img->file_size;
+	if (text_offset + image_size + A64_2M > vm->ram_size || img->file_size > image_size)
+		return err_set(err, EINVAL, "the kernel needs %llu MiB, memory is %llu MiB",
+			       (unsigned long long)((text_offset + image_size) >> 20),
+			       (unsigned long long)(vm->ram_size >> 20));
+	memcpy(vm->ram + text_offset, k, img->file_size);
+	if (initrd_size) {
+		rd = (dtb - initrd_size) & ~4095ULL;
+		if (rd < A64_RAM + text_offset + image_size)
+			return err_set(err, EINVAL, "the initrd (%zu bytes) does not fit in memory after the kernel",
+				       initrd_size);
+		memcpy(vm->ram + (rd - A64_RAM), initrd, initrd_size);
+	}
+	if ((rc = a64_fdt(vm, rd, initrd_size, &fdt, &fdt_len, err)))
+		return rc;
+	memcpy(vm->ram + (dtb - A64_RAM), fdt, fdt_len);
+	free(fdt);
+	vm->boot_entry = A64_RAM + text_offset;
+	vm->boot_arg = dtb;
+	return 0;
+}
+
+static int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err)
+{
+	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)&v };
+
+	if (ioctl(vcpu->fd, KVM_SET_ONE_REG, &r))
+		return err_set(err, errno, "vCPU %u: KVM_SET_ONE_REG: %s", vcpu->id, strerror(errno));
+	return 0;
+}
+
+static int a64_get_reg(struct vcpu *vcpu, uint64_t id, uint64_t *v)
+{
+	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)v };
+
+	return ioctl(vcpu->fd, KVM_GET_ONE_REG, &r) ? -errno : 0;
 }
 
 int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
 {
-	(void)vcpu;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
+	struct vm *vm = vcpu->vm;
+	struct kvm_vcpu_init init;
+	int rc;
+
+	if (ioctl(vm->vm_fd, KVM_ARM_PREFERRED_TARGET, &init))
+		return err_set(err, errno, "KVM_ARM_PREFERRED_TARGET: %s", strerror(errno));
+	init.features[0] |= 1u << KVM_ARM_VCPU_PSCI_0_2;
+	/* The others wait powered off until the kernel's PSCI CPU_ON. */
+	if (vcpu->id)
+		init.features[0] |= 1u << KVM_ARM_VCPU_POWER_OFF;
+	if (ioctl(vcpu->fd, KVM_ARM_VCPU_INIT, &init))
+		return err_set(err, errno, "vCPU %u: KVM_ARM_VCPU_INIT: %s", vcpu->id, strerror(errno));
+	if (!vcpu->id && ((rc = a64_set_reg(vcpu, A64_CORE_REG(regs.pc), vm->boot_entry, err)) ||
+			  (rc = a64_set_reg(vcpu, A64_CORE_REG(regs.regs[0]), vm->boot_arg, err))))
+		return rc;
+	/* The GIC's redistributors exist once every vCPU does. */
+	if (vcpu->id + 1 == vm->cfg.ncpus &&
+	    (rc = a64_gic_attr(a64(vm)->gic_fd, KVM_DEV_ARM_VGIC_GRP_CTRL, KVM_DEV_ARM_VGIC_CTRL_INIT, NULL,
+			       "its initialisation", err)))
+		return rc;
+	return 0;
+}
+
+int arch_vcpu_mmio(struct vcpu *vcpu, uint64_t addr, uint8_t *data, unsigned len, int is_write)
+{
+	struct a64_state *s = a64(vcpu->vm);
+
+	if (!s || !s->uart || addr < A64_UART || addr >= A64_UART + 0x1000)
+		return 0;
+	pl011_mmio(s->uart, addr - A64_UART, data, len, is_write);
+	return 1;
 }
 
 int arch_vcpu_exit(struct vcpu *vcpu)
 {
-	(void)vcpu;
+	char regs[128];
+
+	arch_vcpu_describe(vcpu, regs, sizeof(regs));
+	vm_request_stop(vcpu->vm, VM_STOP_UNEMULATED, "vCPU %u: an exit this host does not handle (%u; %s)",
+			vcpu->id, vcpu->run->exit_reason, regs);
 	return -EOPNOTSUPP;
+}
+
+int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	return a64_get_reg(vcpu, A64_CORE_REG(regs.pc), pc);
+}
+
+int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc)
+{
+	return arch_vcpu_pc(vcpu, pc);
 }
 
 int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc)
 {
-	(void)vcpu;
-	*pc = 0;
-	return -EOPNOTSUPP;
+	return arch_vcpu_pc(vcpu, pc);
 }
 
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 {
-	(void)vcpu;
-	snprintf(buf, len, "no registers");
+	uint64_t pc = 0, pstate = 0;
+
+	if (arch_vcpu_pc(vcpu, &pc) || a64_get_reg(vcpu, A64_CORE_REG(regs.pstate), &pstate))
+		snprintf(buf, len, "registers unreadable");
+	else
+		snprintf(buf, len, "pc 0x%llx pstate 0x%llx", (unsigned long long)pc, (unsigned long long)pstate);
 }
 
 void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 {
-	(void)vcpu;
+	size_t off = 0;
+	uint64_t v;
+
+	*pc = 0;
 	if (len)
 		buf[0] = '\0';
-	*pc = 0;
+	for (unsigned i = 0; i < 31 && off < len; i++)
+		if (!a64_get_reg(vcpu, A64_CORE_REG(regs.regs[i]), &v))
+			off += (size_t)snprintf(buf + off, len - off, "x%-2u 0x%016llx%s", i, (unsigned long long)v,
+						i % 3 == 2 ? "\n" : "  ");
+	if (off < len && !a64_get_reg(vcpu, A64_CORE_REG(sp_el1), &v))
+		off += (size_t)snprintf(buf + off, len - off, "\nsp_el1 0x%016llx", (unsigned long long)v);
+	if (off < len && !arch_vcpu_pc(vcpu, pc))
+		off += (size_t)snprintf(buf + off, len - off, "  pc 0x%016llx", (unsigned long long)*pc);
+	if (off < len && !a64_get_reg(vcpu, A64_CORE_REG(regs.pstate), &v))
+		off += (size_t)snprintf(buf + off, len - off, "  pstate 0x%llx", (unsigned long long)v);
+	if (off < len)
+		snprintf(buf + off, len - off, "\n");
 }
 
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
 {
 	(void)vcpu;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
+	return err_set(err, EOPNOTSUPP, "arm64 guests take no NMI from this host");
 }
 
 int arch_vcpu_nmi_busy(struct vcpu *vcpu)
@@ -134,10 +333,13 @@ int arch_vcpu_nmi_busy(struct vcpu *vcpu)
 	return 0;
 }
 
+/* The running VM's register reads (diagnoses, the flight recorder). */
+static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG };
+
 const unsigned long *arch_sandbox_ioctls(size_t *n)
 {
-	*n = 0;
-	return NULL;
+	*n = sizeof(a64_sandbox_ioctls) / sizeof(a64_sandbox_ioctls[0]);
+	return a64_sandbox_ioctls;
 }
 
 const struct slot_ops *arch_slot_ops(void)
@@ -145,21 +347,10 @@ const struct slot_ops *arch_slot_ops(void)
 	return NULL;
 }
 
-int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n,
-			      struct errbuf *err)
+int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n, struct errbuf *err)
 {
-	(void)vcpu, (void)addrs, (void)n;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
-}
-
-int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc)
-{
-	return arch_vcpu_debug_pc(vcpu, pc);
-}
-
-int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc)
-{
-	return arch_vcpu_debug_pc(vcpu, pc);
+	(void)vcpu, (void)addrs;
+	return n ? err_set(err, EOPNOTSUPP, A64_NOT_YET) : 0;
 }
 
 int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)

@@ -32,8 +32,9 @@ const struct cmdline_opt *arch_compat_cmdline(void);
 /* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
 const struct cmdline_opt *arch_fast_boot_cmdline(void);
 
-/* The guest arch (enum image_arch) this host arch boots; -1: none yet. */
+/* The guest arch (enum image_arch) this host arch boots, and its name ("x86_64"). */
 int arch_guest_arch(void);
+const char *arch_name(void);
 /* 0 when this host arch boots img, else -ENOEXEC with a line naming it. */
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err);
 /* Console input for the guest's UART: how many of len bytes it took (0: its buffer is full). */
@@ -57,6 +58,11 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err);
  * the VM to stop with a diagnosis.
  */
 int arch_vcpu_exit(struct vcpu *vcpu);
+/*
+ * An MMIO access the guest made (KVM_EXIT_MMIO): 1 when a device of the
+ * host arch took it (a read's data filled in), 0 when nothing is there.
+ */
+int arch_vcpu_mmio(struct vcpu *vcpu, uint64_t addr, uint8_t *data, unsigned len, int is_write);
 /* Where a KVM_EXIT_DEBUG stopped the vCPU (the generic loop hands it on). */
 int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */

@@ -461,6 +461,11 @@ int host_kvm_guest_arch(void)
 	return arch_guest_arch();
 }
 
+int host_kvm_traces(void)
+{
+	return arch_slot_ops() != NULL;
+}
+
 const unsigned long *host_kvm_sandbox_ioctls(size_t *n)
 {
 	return arch_sandbox_ioctls(n);
@@ -475,6 +480,9 @@ int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf 
 	*out = NULL;
 	if ((rc = arch_kernel_check(b->img, err)))
 		return rc;
+	if (b->traced && !arch_slot_ops())
+		return err_set(err, EOPNOTSUPP, "vmmtrace's own KVM host does not trace %s kernels yet: use --host qemu",
+			       arch_name());
 	if (b->ncpus > HOST_KVM_MAX_CPUS)
 		return err_set(err, EINVAL, "--cpus %u: the KVM host runs at most %d vCPUs", b->ncpus, HOST_KVM_MAX_CPUS);
 	if (!(hk = calloc(1, sizeof(*hk))))

@@ -108,8 +108,9 @@ static void vcpu_exit_mmio(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
-	/* No MMIO devices: reads see all ones, as on an empty bus. */
-	if (!run->mmio.is_write)
+	/* Where no device answers, reads see all ones, as on an empty bus. */
+	if (!arch_vcpu_mmio(vcpu, run->mmio.phys_addr, run->mmio.data,
+			    run->mmio.len < 8 ? run->mmio.len : 8, run->mmio.is_write) && !run->mmio.is_write)
 		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
 	if (vcpu->vm->hooks.exit) {
 		struct vm_exit_info x = {

@@ -82,6 +82,7 @@ struct vm {
 	struct pio_bus pio;
 	/* Devices the arch created (arch_vm_add_devices) and destroys. */
 	struct serial *serial;		/* the console: output, input, flush */
+	void *arch_state;		/* the host arch's own (vmm/kvm-<arch>/) */
 	struct rtc *rtc;
 	struct compat_stats compat;
 	/* Where the boot vCPU starts, and its boot argument (x86: zero page). */
