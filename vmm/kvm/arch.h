@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the KVM VM core asks of the host's architecture: vmm/kvm-x86_64/
- * implements it (vmm/kvm-arm64/ only refuses so far), chosen at link time
- * (the Makefile's HOSTARCH).
+ * and vmm/kvm-arm64/ (which boots arm64 guests untraced so far) implement
+ * it, one chosen at link time (the Makefile's HOSTARCH).
  */
 #ifndef VMM_KVM_ARCH_H
 #define VMM_KVM_ARCH_H

@@ -16,7 +16,7 @@
 /* The most vCPUs this host runs. */
 #define HOST_KVM_MAX_CPUS 8
 
-/* The guest arch (enum image_arch) this build's KVM host boots; -1: none yet. */
+/* The guest arch (enum image_arch) this build's KVM host boots: its own. */
 int host_kvm_guest_arch(void);
 /* Whether it traces them too (arm64: it boots them untraced so far). */
 int host_kvm_traces(void);
