@@ -7,7 +7,7 @@
 # that anyone on an x86_64 workstation can try vmmtrace on arm64 (and its
 # arm64 KVM host) on their own kernels, and the tests use the same door.
 #
-#   scripts/arm64-machine.sh [--file PATH]... [--kernel IMAGE] [--smp N] -- COMMAND [ARG]...
+#   scripts/arm64-machine.sh [--file PATH]... [--kernel IMAGE] [--smp N] [--gic 2|3] -- COMMAND [ARG]...
 #
 # Each --file is copied to /files/ in the machine under its base name;
 # COMMAND runs in /files with stdin empty. Its stdout and stderr come back
@@ -16,7 +16,9 @@
 # (default 900), 125 it ended without saying how COMMAND ended (its console's
 # last lines on stderr), 2 bad arguments. ARM64_MACHINE_CONSOLE=FILE keeps
 # the machine's console. --kernel: the machine's kernel (default Debian's
-# arm64 6.1 kernel that scripts/prepare-tests.sh caches). `--prepare` alone
+# arm64 6.1 kernel that scripts/prepare-tests.sh caches); --gic 2: a machine
+# whose interrupt controller is a GICv2, on which KVM offers guests no
+# GICv3 (default 3). `--prepare` alone
 # only readies the sysroot and the arm64 build.
 #
 # What it needs (scripts/prepare-tests.sh installs and caches it): Debian's
@@ -34,10 +36,11 @@ out_dir=${ARM64_MACHINE_O:-$root/build/arm64}
 timeout_s=${ARM64_MACHINE_TIMEOUT:-900}
 kernel=$VMMTRACE_CACHE/stock-arm64-Image
 smp=2
+gic=3
 files=()
 
 usage() {
-	echo "usage: arm64-machine.sh [--file PATH]... [--kernel IMAGE] [--smp N] -- COMMAND [ARG]... | --prepare" >&2
+	echo "usage: arm64-machine.sh [--file PATH]... [--kernel IMAGE] [--smp N] [--gic 2|3] -- COMMAND [ARG]... | --prepare" >&2
 	exit 2
 }
 fail() { echo "arm64-machine: $*" >&2; exit 2; }
@@ -74,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--file) [ $# -ge 2 ] || usage; [ -f "$2" ] || fail "--file $2: no such file"; files+=("$2"); shift 2 ;;
 	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
 	--smp) [ $# -ge 2 ] && [[ $2 =~ ^[1-8]$ ]] || fail "--smp: 1 to 8"; smp=$2; shift 2 ;;
+	--gic) [ $# -ge 2 ] && [[ $2 =~ ^[23]$ ]] || fail "--gic: 2 or 3"; gic=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -125,7 +129,7 @@ chmod 755 "$tree/init" "$tree/bin/busybox" "$tree/bin/vmmtrace"
 console=${ARM64_MACHINE_CONSOLE:-$work/console}
 # -cpu max with QEMU's own pointer-authentication algorithm: the
 # architected one (QARMA) costs TCG much time, and no guest checks which.
-timeout "$timeout_s" qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 \
+timeout "$timeout_s" qemu-system-aarch64 -M virt,virtualization=on,gic-version="$gic" \
 	-cpu max,pauth-impdef=on -smp "$smp" -m 2G -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyAMA0 rdinit=/init quiet loglevel=1 panic=-1" \

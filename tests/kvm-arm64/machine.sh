@@ -8,8 +8,9 @@
 # the x86_64 build's: char signedness and alignment differ between the
 # two); vmmtrace's own arm64 KVM host boots the lean and Debian's arm64
 # kernels on 2 vCPUs to /init and their power-off, and says in one line
-# what it cannot do yet (trace: issue 38) and that an x86_64 kernel is not
-# for it; the machine gives back the command's stdout, stderr and status
+# what it cannot do yet (trace: issue 38), that an x86_64 kernel is not
+# for it and (a second run, on a GICv2 machine) that KVM gives no GICv3
+# there; the machine gives back the command's stdout, stderr and status
 # apart. Runs under QEMU's
 # emulator, so it needs no /dev/kvm on this host.
 . "$(dirname "$0")/../lib.sh"
@@ -133,6 +134,12 @@ done
 check "--host kvm --trace on arm64: not yet, in one line (status 2, nothing on stdout)" \
 	eval "grep -qx 'kvm-trace status 2 stdout 0 stderr-lines 1' '$TMPD/out' &&
 	      grep -q '^kvm-trace-stderr: .*does not trace arm64 kernels yet: use --host qemu' '$TMPD/out'"
+# A host whose KVM can give no GICv3 (a GICv2 machine): one line, status 2.
+"$MACHINE" --gic 2 --file "$LEAN_A64" -- vmmtrace boot --host kvm Image >"$TMPD/gic.out" 2>"$TMPD/gic.err"
+rc=$?
+check "--host kvm on a machine with a GICv2: status 2 (got $rc), one line, nothing on stdout" \
+	eval "[ $rc = 2 ] && [ \$(wc -l <'$TMPD/gic.err') = 1 ] && grep -q 'KVM cannot give the guest a GICv3' '$TMPD/gic.err' &&
+	      [ ! -s '$TMPD/gic.out' ]"
 check "--host kvm of an x86_64 bzImage on arm64: one line, status 2" \
 	eval "grep -qx 'kvm-x86 status 2 stdout 0 stderr-lines 1' '$TMPD/out' && grep -q '^kvm-x86-stderr: .*x86_64' '$TMPD/out'"
 finish
