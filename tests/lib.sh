@@ -301,44 +301,55 @@ host_vector_level() {
 # LOOPS getpriority calls per worker, INITRAMFS_ARM64, INITRAMFS_RV.
 # arm64_checks TAG IMAGE: the arm64 checks on IMAGE.
 arm64_checks() {
-	local tag=$1 img=$2 cpus name size rc want got pids pid n
+	local tag=$1 img=$2 cpus name size rc
 	for cpus in 1 2; do
 		name=$tag-cpus$cpus
 		size=()
 		[ "$cpus" = 1 ] && size=(--buffer-size 4K)
 		timeout -k 5 300 "$VMMTRACE" boot "$img" --host qemu --cpus "$cpus" "${size[@]}" --initrd "$INITRAMFS_ARM64" \
-			--cmdline "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$cpus vmmtrace.ftrace_func=__arm64_sys_getpid" \
+			--cmdline "$(arm64_loop_cmdline "$cpus")" \
 			--trace __arm64_sys_getpriority --trace __arm64_sys_getpid -v -o "$TMPD/$name.txt" </dev/null >"$TMPD/$name.out" 2>"$TMPD/$name.err"
 		rc=$?
-		echo "INFO: $name: status $rc; $(tail -n 1 "$TMPD/$name.err")"
-		check "$tag, $cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
-			eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$TMPD/$name.out'"
-		want=$((cpus * LOOPS + 3))
-		got=$(grep -c ': __arm64_sys_getpriority <-' "$TMPD/$name.txt")
-		check "$tag, $cpus vCPU(s): exactly $want getpriority events ($cpus x $LOOPS, and the hand-off step's 3; got $got)" [ "$got" = "$want" ]
-		# The console's lines end in CR LF.
-		pids=$(tr -d '\r' <"$TMPD/$name.out" | sed -n 's/^VMMTRACE-STEP syscall-loop: worker=.* pid=\([0-9]*\)$/\1/p')
-		check "$tag, $cpus vCPU(s): one sysloop per vCPU reported its pid ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
-		for pid in $pids; do
-			n=$(grep -c -- "-$pid \+\[.*: __arm64_sys_getpriority <-" "$TMPD/$name.txt")
-			check "$tag, $cpus vCPU(s): sysloop pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
-		done
-		got=$(grep -vc '^#' "$TMPD/$name.txt")
-		check "$tag, $cpus vCPU(s): the summary counts every event written ($got), none dropped" \
-			eval "grep -qE '^vmmtrace: trace: $got events .* 0 dropped' '$TMPD/$name.err'"
-		guest_ftrace_shared "$tag, $cpus vCPU(s)" "$TMPD/$name.err"
-		# The one-page stub with no padding below it has no doorbell breakpoint: a full
-		# ring waits in the stub for the host's consumer (docs/STUB-PLACEMENT.md).
-		if [ "$cpus" = 1 ] && grep -q 'a full ring waits in the stub' "$TMPD/$name.err"; then
-			check "$tag, 1 vCPU, 32-record rings: no doorbell (no breakpoint on the stub's page), the stub waited for the host instead" \
-				eval "grep -qE '; 0 doorbells;' '$TMPD/$name.err'"
-		elif [ "$cpus" = 1 ]; then
-			check "$tag, 1 vCPU, 32-record rings: drained at dozens of doorbells" \
-				eval "grep -qE '; [1-9][0-9]+ doorbells;' '$TMPD/$name.err'"
-		fi
-		check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
-			eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$TMPD/$name.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$TMPD/$name.out'"
+		arm64_loop_checks "$tag" "$cpus" "$TMPD/$name" "$rc"
 	done
+}
+# The command line of arm64_checks's boots on CPUS vCPUs: LOOPS getpriority
+# calls per worker, then the guest's own ftrace on getpid after the hand-over.
+arm64_loop_cmdline() {
+	echo "vmmtrace.steps=syscall-loop,ftrace-handoff vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=$1 vmmtrace.ftrace_func=__arm64_sys_getpid"
+}
+# arm64_loop_checks TAG CPUS BASE RC: the checks of such a boot (any host),
+# from BASE.txt (its trace), BASE.out (the console), BASE.err and its status.
+arm64_loop_checks() {
+	local tag=$1 cpus=$2 b=$3 rc=$4 want got pids pid n
+	echo "INFO: $tag, $cpus vCPU(s): status $rc; $(tail -n 1 "$b.err")"
+	check "$tag, $cpus vCPU(s): /init ran its steps and the guest rebooted: status 0 (got $rc)" \
+		eval "[ $rc = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' '$b.out'"
+	want=$((cpus * LOOPS + 3))
+	got=$(grep -c ': __arm64_sys_getpriority <-' "$b.txt")
+	check "$tag, $cpus vCPU(s): exactly $want getpriority events ($cpus x $LOOPS, and the hand-off step's 3; got $got)" [ "$got" = "$want" ]
+	# The console's lines end in CR LF.
+	pids=$(tr -d '\r' <"$b.out" | sed -n 's/^VMMTRACE-STEP syscall-loop: worker=.* pid=\([0-9]*\)$/\1/p')
+	check "$tag, $cpus vCPU(s): one sysloop per vCPU reported its pid ($(echo $pids))" [ "$(echo $pids | wc -w)" = "$cpus" ]
+	for pid in $pids; do
+		n=$(grep -c -- "-$pid \+\[.*: __arm64_sys_getpriority <-" "$b.txt")
+		check "$tag, $cpus vCPU(s): sysloop pid $pid: $LOOPS events with its pid (got $n)" [ "$n" = "$LOOPS" ]
+	done
+	got=$(grep -vc '^#' "$b.txt")
+	check "$tag, $cpus vCPU(s): the summary counts every event written ($got), none dropped" \
+		eval "grep -qE '^vmmtrace: trace: $got events .* 0 dropped' '$b.err'"
+	guest_ftrace_shared "$tag, $cpus vCPU(s)" "$b.err"
+	# The one-page stub with no padding below it has no doorbell breakpoint: a full
+	# ring waits in the stub for the host's consumer (docs/STUB-PLACEMENT.md).
+	if [ "$cpus" = 1 ] && grep -q 'a full ring waits in the stub' "$b.err"; then
+		check "$tag, 1 vCPU, 32-record rings: no doorbell (no breakpoint on the stub's page), the stub waited for the host instead" \
+			eval "grep -qE '; 0 doorbells;' '$b.err'"
+	elif [ "$cpus" = 1 ]; then
+		check "$tag, 1 vCPU, 32-record rings: drained at dozens of doorbells" \
+			eval "grep -qE '; [1-9][0-9]+ doorbells;' '$b.err'"
+	fi
+	check "$tag, $cpus vCPU(s): the guest's own ftrace after the hand-off: its event, no 'ftrace failed to modify', no WARNING" \
+		eval "grep -qE '^VMMTRACE-STEP ftrace-handoff: func=__arm64_sys_getpid .*events=[1-9][0-9]* .*first_func=__arm64_sys_getpid .*ftrace_failed=0 warnings=0' '$b.out' && grep -q '^VMMTRACE-RESULT ftrace-handoff PASS' '$b.out'"
 }
 # both_tracers TAG IMAGE INITRD MIN [cinit]: the guest's own function tracer on every
 # function around a dd, then its function_graph tracer (/init's step

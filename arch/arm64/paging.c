@@ -70,3 +70,34 @@ uint64_t a64_pte_rox_like(uint64_t like, uint64_t pa, unsigned page_shift)
 	like &= ~(mask | A64_PTE_CONT | A64_PTE_DBM | A64_PTE_PXN | A64_PTE_SW_DIRTY);
 	return like | pa | A64_PTE_RDONLY | A64_PTE_UXN;
 }
+
+int a64_translate(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
+		  uint64_t va, uint64_t *pa)
+{
+	unsigned bits = page_shift - 3, levels, root_bits;
+	uint64_t next = root_pa;
+
+	if (!geometry_ok(page_shift, va_bits))
+		return -EINVAL;
+	levels = (va_bits - page_shift + bits - 1) / bits;
+	root_bits = va_bits - page_shift - bits * (levels - 1);
+	for (unsigned l = 0; l < levels; l++) {
+		unsigned width = l ? bits : root_bits, shift = page_shift + bits * (levels - 1 - l);
+		uint64_t *t = table(opaque, next, 8ULL << width), e;
+
+		if (!t)
+			return -EFAULT;
+		e = t[(va >> shift) & ((1ULL << width) - 1)];
+		if (!(e & A64_DESC_VALID))
+			return -ENOENT;
+		/* A block (bits 1:0 = 01) above the last level, or the last level's page. */
+		if (l == levels - 1 || (e & 3) != A64_DESC_TABLE) {
+			if (l == levels - 1 && (e & 3) != A64_DESC_TABLE)
+				return -ENOENT;
+			*pa = (e & A64_DESC_OA_48 & ~((1ULL << shift) - 1)) | (va & ((1ULL << shift) - 1));
+			return 0;
+		}
+		next = e & A64_DESC_OA_48 & ~((1ULL << page_shift) - 1);
+	}
+	return -EINVAL;
+}

@@ -38,6 +38,13 @@ int a64_walk_pte(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned pa
 		 uint64_t va, uint64_t **pte);
 
 /*
+ * The guest-physical address va maps to (*pa), through blocks or pages,
+ * in the same geometry: 0; -ENOENT when va is not mapped; -EFAULT when a
+ * table is outside guest RAM; -EINVAL for a geometry Linux never builds.
+ */
+int a64_translate(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
+		  uint64_t va, uint64_t *pa);
+/*
  * The VA size the tables at root_pa were built for: the one of those
  * Linux builds with this granule whose walk takes known_va to a valid
  * page entry for known_pa (a page of the kernel's own mapping). 0 when

@@ -25,6 +25,10 @@
  *
  *   test-qemu-trace [ARCH...]     (default: arm64, riscv64 and x86_64; loongarch64 when named:
  *                                  tests/qemu/loongarch64-qemu.sh runs it)
+ *   test-qemu-trace --reference ARCH...
+ *                                 only the reference: a line "REFERENCE ARCH: f1 f2 f3 f4 f5",
+ *                                 the five in their first-hit order, for a test of another host
+ *                                 (tests/kvm-arm64/trace.sh: the arm64 KVM host)
  *
  * Debian's 6.12 kernels (x86_64-6.12, arm64-6.12, arm64-16k-6.12, when
  * named: tests/qemu/stock612.sh runs them) have no System.map: the
@@ -80,6 +84,8 @@ static const struct tarch tarches[] = {
 	{ "x86_64-6.12", ".", "stock612-bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 1 },
 	{ "arm64-6.12", ".", "stock612-arm64-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
 	{ "arm64-16k-6.12", ".", "stock612-arm64-16k-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
+	/* Debian 12's own 6.1 (QTEST_SYSMAP: the package's System.map). */
+	{ "arm64-6.1", ".", "stock-arm64-Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 1 },
 	/* The lean 6.12 kernels (tests/qemu/lean612.sh): clang's IBT, kCFI and call padding; call ops and BTI. */
 	{ "lean-x86_64-6.12", "lean-x86_64-6.12", "bzImage", IMAGE_ARCH_X86_64, NULL, NULL, 1, 0 },
 	{ "lean-arm64-6.12", "lean-arm64-6.12", "Image", IMAGE_ARCH_ARM64, NULL, NULL, 1, 0 },
@@ -342,9 +348,27 @@ static void test_arch(const struct tarch *a)
 	}
 }
 
+/* --reference: the five's first hits under QEMU's breakpoints, in order, on one line. */
+static void print_reference(const struct tarch *a)
+{
+	int order[64], n = 0, seen[NFUNCS] = { 0 };
+	struct errbuf e = { "" };
+
+	if (reference(a, order, &n, &e)) {
+		CHECK(0, "%s: QEMU's breakpoints up to kernel_init (%s)", a->name, e.msg);
+		return;
+	}
+	printf("REFERENCE %s:", a->name);
+	for (int i = 0; i < n; i++)
+		if (!seen[order[i]]++)
+			printf(" %s", funcs[order[i]]);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	char *copy = strdup(argv[0]);
+	int ref = argc > 1 && !strcmp(argv[1], "--reference");
 
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(vmmtrace, sizeof(vmmtrace), "%.500s/../../vmmtrace", dirname(copy));
@@ -354,11 +378,19 @@ int main(int argc, char **argv)
 		CHECK(0, "a temporary directory: %s", strerror(errno));
 		return check_exit();
 	}
+	if (ref) {
+		argv[1] = argv[0];
+		argv++, argc--;
+	}
 	for (unsigned i = 0; i < sizeof(tarches) / sizeof(tarches[0]); i++) {
 		char image[640];
 
 		if (!qtest_wanted(argc, argv, tarches[i].name) || (argc == 1 && tarches[i].named))
 			continue;
+		if (ref) {
+			print_reference(&tarches[i]);
+			continue;
+		}
 		snprintf(image, sizeof(image), "%s/%s/%s", qtest_cache_dir(), tarches[i].dir, tarches[i].file);
 		if (access(image, R_OK) || access(vmmtrace, X_OK)) {
 			CHECK(0, "%s: the lean kernel (%s) and vmmtrace (%s) are there", tarches[i].name, image, vmmtrace);

@@ -11,7 +11,9 @@
  * VA[38:30] = 2 is the root; 16 KiB: level 1 VA[46:36] = 0, level 2
  * VA[35:25] = 64, level 3 VA[24:14] = 311, level 0 VA[51:47] = 31. The
  * hostile cases: invalid and block entries on the way, tables outside RAM,
- * a table pointing at itself, geometries Linux never builds.
+ * a table pointing at itself, geometries Linux never builds. And the
+ * translation the arm64 KVM host checks the rings' region with: through a
+ * page and through a 2 MiB block.
  */
 #include <errno.h>
 #include <string.h>
@@ -105,6 +107,30 @@ int main(void)
 	      a64_walk_pte(reader, NULL, RAM_PA, 12, 30, VA, &pte) == -EINVAL, "geometries Linux never builds: -EINVAL");
 	CHECK(a64_walk_pte(reader, NULL, RAM_PA + RAM_SIZE - 8, 12, 48, VA, &pte) == -EFAULT,
 	      "a root table running past RAM: -EFAULT");
+
+	/* Translation: through a page, through a 2 MiB block at level 2, not at all. */
+	{
+		uint64_t pa = 0;
+
+		build(12, (const unsigned[]){ 256, 2, 2, 223 }, 4);
+		rc = a64_translate(reader, NULL, RAM_PA, 12, 48, VA + 0x123, &pa);
+		CHECK(rc == 0 && pa == PAGE_PA + 0x123, "translate through a page: %#llx (rc %d)",
+		      (unsigned long long)pa, rc);
+		/* VA[20:0] = 0xdf123 of the block's 2 MiB. */
+		*at(RAM_PA + 0x2000, 2) = 0x40600000ULL | 1ULL | 1ULL << 10;
+		rc = a64_translate(reader, NULL, RAM_PA, 12, 48, VA + 0x123, &pa);
+		CHECK(rc == 0 && pa == 0x40600000ULL + 0xdf123, "translate through a 2 MiB block: %#llx (rc %d)",
+		      (unsigned long long)pa, rc);
+		*at(RAM_PA + 0x2000, 2) = 0;
+		CHECK(a64_translate(reader, NULL, RAM_PA, 12, 48, VA, &pa) == -ENOENT, "an invalid entry: -ENOENT");
+		build(12, (const unsigned[]){ 256, 2, 2, 223 }, 4);
+		*at(RAM_PA + 0x3000, 223) = PAGE_PA | 1ULL;	/* a block descriptor at the last level is reserved */
+		CHECK(a64_translate(reader, NULL, RAM_PA, 12, 48, VA, &pa) == -ENOENT,
+		      "a block encoding at the last level: -ENOENT");
+		link_(RAM_PA + 0x2000, 2, 0x80000000ULL);
+		CHECK(a64_translate(reader, NULL, RAM_PA, 12, 48, VA, &pa) == -EFAULT, "a table outside RAM: -EFAULT");
+		CHECK(a64_translate(reader, NULL, RAM_PA, 12, 60, VA, &pa) == -EINVAL, "a geometry Linux never builds");
+	}
 
 	/* The new entry: PAGE_KERNEL_ROX's bits (RDONLY, UXN; no PXN, DBM, dirty, contiguous), like's attributes. */
 	e = a64_pte_rox_like(PAGE_PA | KERNEL_DATA | A64_PTE_CONT | 1ULL << 2, 0x40123000ULL, 12);

@@ -374,7 +374,7 @@ enum boot_host boot_host_choose(enum boot_host want, int image_arch, int *kvm_mi
 	*kvm_missing = 0;
 	if (want != BOOT_HOST_AUTO)
 		return want;
-	/* KVM by default only where it traces the kernel's arch (arm64: --host kvm boots it untraced). */
+	/* KVM by default for the kernels of the machine's own arch, where its KVM host traces them. */
 	if (image_arch != host_kvm_guest_arch() || !host_kvm_traces())
 		return BOOT_HOST_QEMU;
 	*kvm_missing = access("/dev/kvm", R_OK | W_OK) != 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "proto/trace.h"
+#include "vmm/guest/guest.h"
 #include "vmm/guest/stub-place.h"
 #include "vmm/image/elf.h"
 #include "vmm/image/image.h"
@@ -126,5 +127,24 @@ int guest_stub_place(int image_arch, const struct elf_image *elf, const struct s
 		*data_end = (*data_end + g->data_end_align - 1) & ~(g->data_end_align - 1);
 	if (*data_end <= *data)
 		return err_set(err, ENOSPC, "no room for the stub's rings in [%s, %s)", g->data_start, g->data_end);
+	return 0;
+}
+
+int guest_stub_image(int image_arch, const struct guest_place *p, uint64_t data_size, int can_move,
+		     const struct guest_arch **g, size_t *size, struct errbuf *err)
+{
+	int one_page = p->where == GUEST_CODE_GUARD || p->where == GUEST_CODE_PADDING_PAGE;
+
+	*g = one_page ? guest_arch_one_page(image_arch) : guest_arch_of(image_arch);
+	*size = *g ? guest_stub_size(*g) : 0;
+	if (*size <= VT_CFG_SIZE || *size > (one_page ? 4096u : STUB_CODE_ROOM))
+		return err_set(err, EINVAL, "the embedded %s%s stub is %zu bytes", one_page ? "one-page " : "",
+			       image_arch_name(image_arch), *size);
+	if (p->early && !can_move)
+		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
+			       "region to move them to");
+	if (data_size > p->data_end - p->data)
+		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
+			       (unsigned long long)data_size, (unsigned long long)(p->data_end - p->data));
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef VMM_GUEST_STUB_PLACE_H
 #define VMM_GUEST_STUB_PLACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vmm/util/error.h"
@@ -71,6 +72,17 @@ struct guest_place {
  */
 int guest_stub_place(int image_arch, const struct elf_image *elf, const struct symtab *syms, int can_move,
 		     uint64_t past_end, struct guest_place *p, struct errbuf *err);
+
+/*
+ * The stub image for p (g: the one-page build for GUEST_CODE_GUARD and
+ * _PADDING_PAGE; *size its bytes) and what every host checks of p: the
+ * image fits its place, data_size bytes of rings fit theirs, and rings in
+ * memory the guest frees have a region to move to (can_move). -EINVAL,
+ * -ENOSPC or -E2BIG with a line.
+ */
+struct guest_arch;
+int guest_stub_image(int image_arch, const struct guest_place *p, uint64_t data_size, int can_move,
+		     const struct guest_arch **g, size_t *size, struct errbuf *err);
 
 /* [va, va + len) is padding: the image holds zeros there and no symbol starts inside. */
 int guest_is_padding(const struct elf_image *elf, const struct symtab *syms, uint64_t va, uint64_t len);

@@ -26,7 +26,20 @@ struct a64_state {
 	int gic_fd;
 	struct pl011 *uart;
 	uint64_t entry, dtb;
+	/* Tracing (stub.c, debug.c). */
+	uint64_t area_pa, area_size;	/* the rings' region at the hand-over, reserved in the device tree */
+	uint64_t doorbell_bp;		/* the stub's doorbell, a breakpoint of the host's own; 0: none */
+	const uint8_t *stub_cfg;	/* the host's view of the stub's configuration block */
+	uint64_t memstart_pa;		/* memstart_addr's image-relative address, 0: not in kallsyms */
+	unsigned va_bits, page_shift;	/* the kernel's, from _stext and the Image header */
+	unsigned hw_bps;		/* breakpoint registers KVM gives user space (KVM_CAP_GUEST_DEBUG_HW_BPS) */
+	unsigned long doorbells;
 };
+
+/* An arm64 core register's id for KVM_{GET,SET}_ONE_REG. */
+#define A64_CORE_REG(x) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(x))
+int a64_get_reg(struct vcpu *vcpu, uint64_t id, uint64_t *v);
+int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err);
 
 /* The device tree for the VM (libfdt): *out malloc'ed, *len its size. */
 int a64_fdt(const struct vm *vm, uint64_t initrd, uint64_t initrd_size, void **out, size_t *len,

@@ -6,8 +6,7 @@
  * starts and stops the secondary CPUs and reports power-off and reset as
  * system events), an in-kernel GICv3, the architected timer, a PL011 for
  * the console and a device tree written with libfdt; QEMU's virt board's
- * addresses (a64.h). Tracing on this host is not built yet: the stub's
- * install refuses in one line.
+ * addresses (a64.h). What tracing asks of it is in debug.c and stub.c.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "vmm/devices/pl011.h"
+#include "vmm/guest/devtree.h"
 #include "vmm/host/console.h"
 #include "vmm/image/image.h"
 #include "vmm/kvm-arm64/a64.h"
@@ -28,9 +28,6 @@
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 
-/* What host_kvm_create refuses first, should a tracer get this far. */
-#define A64_NOT_YET "vmmtrace's own KVM host does not trace arm64 kernels yet: use --host qemu"
-#define A64_CORE_REG(x) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(x))
 /* An arm64 Image's header (Documentation/arm64/booting.rst). */
 #define A64_IMAGE_MAGIC 0x644d5241u	/* "ARM\x64" at offset 56 */
 #define A64_2M (2ULL << 20)
@@ -80,6 +77,22 @@ const char *arch_default_cmdline(void)
 
 static const struct cmdline_opt a64_no_opts[] = { { NULL, NULL } };
 
+/*
+ * The kernel would move itself to a random address (KASLR: a seed from the
+ * device tree or, on a CPU with FEAT_RNG, from RNDR, which KVM offers
+ * when the host has it), away from the link-time addresses the tracer
+ * patches and places its stub at.
+ */
+static const struct cmdline_opt a64_traced_opts[] = {
+	{ "nokaslr", "the tracer patches the kernel at its link-time addresses" },
+	{ NULL, NULL },
+};
+
+const struct cmdline_opt *arch_traced_cmdline(void)
+{
+	return a64_traced_opts;
+}
+
 const struct cmdline_opt *arch_compat_cmdline(void)
 {
 	return a64_no_opts;
@@ -120,7 +133,7 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 	struct kvm_create_device cd = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
 	uint64_t dist = A64_GICD, redist = A64_GICR;
 	struct a64_state *s = calloc(1, sizeof(*s));
-	int rc;
+	int rc, n;
 
 	if (!s)
 		return err_set(err, ENOMEM, "out of memory for the VM");
@@ -132,6 +145,9 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 		return err_set(err, EOPNOTSUPP, "KVM cannot give the guest a GICv3 (%s): this host needs one",
 			       strerror(errno));
 	s->gic_fd = (int)cd.fd;
+	/* Asked now, before any sandbox: how many breakpoint registers a tracer may use. */
+	n = kvm_check_cap(vm->kvm_fd, KVM_CAP_GUEST_DEBUG_HW_BPS);
+	s->hw_bps = n > 0 ? (unsigned)n : 0;
 	if ((rc = a64_gic_attr(s->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST, &dist,
 			       "its distributor's address", err)) ||
 	    (rc = a64_gic_attr(s->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST, &redist,
@@ -173,15 +189,18 @@ static uint64_t a64_le64(const uint8_t *p)
 }
 
 /*
- * The Image at RAM + text_offset, the device tree in RAM's last 2 MiB, the
- * initrd below it; the boot vCPU starts at the Image's first byte with x0
- * the tree's address (booting.rst).
+ * The Image at RAM + text_offset, the device tree in RAM's last 2 MiB, for
+ * a traced boot the rings' region below it (reserved in the tree, in the
+ * kernel's linear map: they move there at the hand-over), the initrd
+ * below that; the boot vCPU starts at the Image's first byte with x0 the
+ * tree's address (booting.rst).
  */
 int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *initrd, size_t initrd_size,
 		 struct errbuf *err)
 {
 	const uint8_t *k = img->file;
-	uint64_t text_offset, image_size, dtb = A64_RAM + vm->ram_size - A64_2M, rd = 0;
+	struct a64_state *s = a64(vm);
+	uint64_t text_offset, image_size, dtb = A64_RAM + vm->ram_size - A64_2M, rd = 0, top = dtb;
 	size_t fdt_len;
 	void *fdt;
 	int rc;
@@ -197,8 +216,17 @@ int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *i
 			       (unsigned long long)((text_offset + image_size) >> 20),
 			       (unsigned long long)(vm->ram_size >> 20));
 	memcpy(vm->ram + text_offset, k, img->file_size);
+	/* The Image header's flags: bits 1-2 the page size, 4, 16 or 64 KiB (0: unspecified). */
+	s->page_shift = (unsigned[]){ 0, 12, 14, 16 }[a64_le64(k + 24) >> 1 & 3];
+	if (vm->cfg.stub_bytes) {
+		s->area_size = (vm->cfg.stub_bytes + A64_2M - 1) & ~(A64_2M - 1);
+		if (s->area_size > vm->ram_size / 4)
+			return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
+				       vm->cfg.ncpus);
+		top = s->area_pa = dtb - s->area_size;
+	}
 	if (initrd_size) {
-		rd = (dtb - initrd_size) & ~4095ULL;
+		rd = (top - initrd_size) & ~4095ULL;
 		if (rd < A64_RAM + text_offset + image_size)
 			return err_set(err, EINVAL, "the initrd (%zu bytes) does not fit in memory after the kernel",
 				       initrd_size);
@@ -206,6 +234,22 @@ int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *i
 	}
 	if ((rc = a64_fdt(vm, rd, initrd_size, &fdt, &fdt_len, err)))
 		return rc;
+	if (s->area_size) {
+		void *with = NULL;
+		size_t with_len = 0;
+
+		rc = devtree_add_reserved(fdt, fdt_len, "vmmtrace-rings", s->area_pa, s->area_size, 0, &with, &with_len,
+					  err);
+		free(fdt);
+		if (rc)
+			return rc;
+		fdt = with;
+		fdt_len = with_len;
+	}
+	if (fdt_len > A64_2M) {
+		free(fdt);
+		return err_set(err, E2BIG, "the device tree is %zu bytes", fdt_len);
+	}
 	memcpy(vm->ram + (dtb - A64_RAM), fdt, fdt_len);
 	free(fdt);
 	vm->boot_entry = A64_RAM + text_offset;
@@ -213,7 +257,7 @@ int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *i
 	return 0;
 }
 
-static int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err)
+int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err)
 {
 	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)&v };
 
@@ -222,7 +266,7 @@ static int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf
 	return 0;
 }
 
-static int a64_get_reg(struct vcpu *vcpu, uint64_t id, uint64_t *v)
+int a64_get_reg(struct vcpu *vcpu, uint64_t id, uint64_t *v)
 {
 	struct kvm_one_reg r = { .id = id, .addr = (uint64_t)(uintptr_t)v };
 
@@ -274,21 +318,6 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 	return -EOPNOTSUPP;
 }
 
-int arch_vcpu_pc(struct vcpu *vcpu, uint64_t *pc)
-{
-	return a64_get_reg(vcpu, A64_CORE_REG(regs.pc), pc);
-}
-
-int arch_vcpu_exit_pc(struct vcpu *vcpu, uint64_t *pc)
-{
-	return arch_vcpu_pc(vcpu, pc);
-}
-
-int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc)
-{
-	return arch_vcpu_pc(vcpu, pc);
-}
-
 void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 {
 	uint64_t pc = 0, pstate = 0;
@@ -333,45 +362,13 @@ int arch_vcpu_nmi_busy(struct vcpu *vcpu)
 	return 0;
 }
 
-/* The running VM's register reads (diagnoses, the flight recorder). */
-static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG };
+/* The running VM's register reads and writes (diagnoses, the flight recorder, the doorbell), its breakpoints. */
+static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG, KVM_SET_GUEST_DEBUG };
 
 const unsigned long *arch_sandbox_ioctls(size_t *n)
 {
 	*n = sizeof(a64_sandbox_ioctls) / sizeof(a64_sandbox_ioctls[0]);
 	return a64_sandbox_ioctls;
-}
-
-const struct slot_ops *arch_slot_ops(void)
-{
-	return NULL;
-}
-
-int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n, struct errbuf *err)
-{
-	(void)vcpu, (void)addrs;
-	return n ? err_set(err, EOPNOTSUPP, A64_NOT_YET) : 0;
-}
-
-int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
-{
-	(void)vcpu;
-	*sp = *ret = 0;
-	return -EOPNOTSUPP;
-}
-
-int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret)
-{
-	(void)vcpu;
-	*ret = 0;
-	return -EOPNOTSUPP;
-}
-
-int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz)
-{
-	(void)vcpu;
-	*khz = 0;
-	return -EOPNOTSUPP;
 }
 
 int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
@@ -387,21 +384,3 @@ int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max
 	return -EOPNOTSUPP;
 }
 
-int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc)
-{
-	(void)vcpu;
-	*tsc = 0;
-	return -EOPNOTSUPP;
-}
-
-int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
-		      uint64_t data_size, struct stub_region *r, struct errbuf *err)
-{
-	(void)vm, (void)elf, (void)syms, (void)data_size, (void)r;
-	return err_set(err, EOPNOTSUPP, A64_NOT_YET);
-}
-
-void stub_region_free(struct stub_region *r)
-{
-	(void)r;
-}

@@ -97,6 +97,14 @@ const struct cmdline_opt *arch_fast_boot_cmdline(void)
 	return fast_boot_opts;
 }
 
+/* The kernel runs where it was linked: this host boots the decompressed vmlinux, never the decompressor's KASLR. */
+const struct cmdline_opt *arch_traced_cmdline(void)
+{
+	static const struct cmdline_opt none[] = { { NULL, NULL } };
+
+	return none;
+}
+
 void compat_cpuid_adjust(struct vm *vm, struct kvm_cpuid_entry2 *e)
 {
 	if (!vm->cfg.compat)

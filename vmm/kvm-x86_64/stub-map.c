@@ -83,3 +83,30 @@ void stub_region_free(struct stub_region *r)
 		munmap(r->host, r->size);
 	memset(r, 0, sizeof(*r));
 }
+
+/* A bzImage's addresses are the guest's own. */
+uint64_t arch_image_base(const struct vm *vm)
+{
+	(void)vm;
+	return 0;
+}
+
+/* The stub's region is the hole's: room as asked, and nothing moves. */
+int arch_stub_in_image(void)
+{
+	return 0;
+}
+
+int arch_stub_room(struct vm *vm, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
+		   struct errbuf *err)
+{
+	(void)vm, (void)elf, (void)syms, (void)err;
+	*bytes = 0;
+	return -EOPNOTSUPP;
+}
+
+int arch_rings_area(struct vm *vm, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
+{
+	(void)vm, (void)host, (void)va, (void)size, (void)err;
+	return -ENOENT;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the KVM VM core asks of the host's architecture: vmm/kvm-x86_64/
- * and vmm/kvm-arm64/ (which boots arm64 guests untraced so far) implement
- * it, one chosen at link time (the Makefile's HOSTARCH).
+ * and vmm/kvm-arm64/ implement it, one chosen at link time (the
+ * Makefile's HOSTARCH).
  */
 #ifndef VMM_KVM_ARCH_H
 #define VMM_KVM_ARCH_H
@@ -13,7 +13,9 @@
 #include "vmm/host/host-exits.h"
 #include "vmm/util/error.h"
 
+struct elf_image;
 struct kernel_image;
+struct symtab;
 struct vcpu;
 struct vm;
 
@@ -29,6 +31,8 @@ struct cmdline_opt {
 };
 /* What the guest cannot run without on a host that needs the compat layer (NULL-terminated). */
 const struct cmdline_opt *arch_compat_cmdline(void);
+/* What a traced guest cannot run without (arm64: nokaslr), after every other option. */
+const struct cmdline_opt *arch_traced_cmdline(void);
 /* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
 const struct cmdline_opt *arch_fast_boot_cmdline(void);
 
@@ -136,5 +140,32 @@ int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n
 int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
 /* The guest's timestamp counter now (the zero of trace timestamps). */
 int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
+
+/*
+ * Where the tracer's guest-physical addresses start: it takes them from
+ * the kernel image (vmm/image), whose addresses are the guest's on x86_64
+ * (0) and relative to the start of RAM for an arm64 Image.
+ */
+uint64_t arch_image_base(const struct vm *vm);
+/*
+ * Whether the stub lives inside the kernel's own image (arm64: in its
+ * padding, docs/STUB-PLACEMENT.md), where room is short and the rings move
+ * at the hand-over: then the host offers arch_stub_room and
+ * arch_rings_area (host_ops.stub_room, .rings_area); x86_64's stub has a
+ * region of its own and needs neither.
+ */
+int arch_stub_in_image(void);
+int arch_stub_room(struct vm *vm, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
+		   struct errbuf *err);
+int arch_rings_area(struct vm *vm, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err);
+/*
+ * A breakpoint exit at pc: 1 when it is the stub's doorbell (a host arch
+ * whose stub rings with a breakpoint: arm64), *ring the ring whose header
+ * the stub holds (UINT32_MAX: none the host knows); after the tracer
+ * drained it, arch_stub_doorbell_leave sends the vCPU on as the
+ * doorbell's own code would. 0: a breakpoint of the tracer's.
+ */
+int arch_stub_doorbell(struct vcpu *vcpu, uint64_t pc, uint32_t *ring);
+int arch_stub_doorbell_leave(struct vcpu *vcpu);
 
 #endif

@@ -22,6 +22,7 @@ _Static_assert(HOST_KVM_MAX_CPUS <= HOST_MAX_CPUS && HOST_KVM_MAX_CPUS <= VM_MAX
 
 struct host_kvm {
 	struct host h;
+	struct host_ops ops;		/* host_kvm_ops, less what the host arch does not offer */
 	struct vm *vm;
 	struct vm vm_store;
 	struct console con;
@@ -138,10 +139,20 @@ static void hkh_stop(void *opaque, struct vm *vm, struct vcpu *self, enum vm_sto
 	hk->hooks.stop(hk->hooks.opaque, self ? (int)self->id : HOST_NO_CPU, reason, msg);
 }
 
+/* A breakpoint: the stub's doorbell where the host arch rings it so (arm64), else the tracer's. */
 static void hkh_debug_exit(void *opaque, struct vcpu *vcpu, uint64_t pc)
 {
 	struct host_kvm *hk = opaque;
+	uint32_t ring;
 
+	if (arch_stub_doorbell(vcpu, pc, &ring)) {
+		if (hk->hooks.doorbell)
+			hk->hooks.doorbell(hk->hooks.opaque, ring);
+		if (arch_stub_doorbell_leave(vcpu))
+			vm_request_stop(hk->vm, VM_STOP_HOST_FAILURE, "vCPU %u: cannot leave the stub's doorbell",
+					vcpu->id);
+		return;
+	}
 	hk->hooks.debug_exit(hk->hooks.opaque, vcpu->id, pc);
 }
 
@@ -191,17 +202,26 @@ static void hk_set_hooks(struct host *h, const struct host_hooks *hooks)
 	vm_set_hooks(hk->vm, &vh);
 }
 
+/* The tracer's addresses are the kernel image's (arch_image_base). */
 static void *hk_gpa_ptr(struct host *h, uint64_t gpa, uint64_t len)
 {
-	return vm_gpa_ptr(hk_of(h)->vm, gpa, len);
+	struct vm *vm = hk_of(h)->vm;
+
+	return vm_gpa_ptr(vm, gpa + arch_image_base(vm), len);
 }
 
-/* Every vCPU is outside KVM_RUN: KVM runs what memory holds next time. */
+/*
+ * Every vCPU is outside KVM_RUN: KVM runs what memory holds next time,
+ * once the instruction cache holds it too (arm64 without DIC: the
+ * cleaning to the point of unification and the invalidation that
+ * __builtin___clear_cache makes; nothing on x86_64).
+ */
 static int hk_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void *bytes, size_t len)
 {
 	(void)h;
 	(void)gpa;
 	memcpy(hva, bytes, len);
+	__builtin___clear_cache((char *)hva, (char *)hva + len);
 	return 0;
 }
 
@@ -227,6 +247,17 @@ static void hk_stub_free(struct host *h, struct stub_region *r)
 {
 	(void)h;
 	stub_region_free(r);
+}
+
+static int hk_stub_room(struct host *h, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
+			struct errbuf *err)
+{
+	return arch_stub_room(hk_of(h)->vm, elf, syms, bytes, err);
+}
+
+static int hk_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err)
+{
+	return arch_rings_area(hk_of(h)->vm, host, va, size, err);
 }
 
 static int hk_vmev_setup(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall,
@@ -386,6 +417,8 @@ static const struct host_ops host_kvm_ops = {
 	.write_code = hk_write_code,
 	.stub_install = hk_stub_install,
 	.stub_free = hk_stub_free,
+	.stub_room = hk_stub_room,
+	.rings_area = hk_rings_area,
 	.describe = hk_describe,
 	.inject_nmi = hk_inject_nmi,
 	.start = hk_start,
@@ -406,7 +439,13 @@ static const struct host_exit_ops host_kvm_exit_ops = {
 static void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 {
 	hk->vm = vm;
-	hk->h.ops = &host_kvm_ops;
+	hk->ops = host_kvm_ops;
+	if (!arch_stub_in_image()) {
+		/* Room for the stub and its rings as asked for, and nowhere they must move. */
+		hk->ops.stub_room = NULL;
+		hk->ops.rings_area = NULL;
+	}
+	hk->h.ops = &hk->ops;
 	hk->h.name = "KVM";
 	hk->h.exits = &host_kvm_exit_ops;
 	hk->h.ncpus = vm->cfg.ncpus;
@@ -432,7 +471,8 @@ static int hk_add_opts(char **line, const struct cmdline_opt *opts, const char *
 /*
  * The command line: the host's default, what the compat layer needs and,
  * unless --fast-boot says otherwise, what only saves time when emulated;
- * or --cmdline-replace; then --cmdline's additions.
+ * or --cmdline-replace; then --cmdline's additions; last what a traced
+ * guest needs (arch_traced_cmdline) unless the line has it already.
  */
 static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat, struct errbuf *err)
 {
@@ -451,6 +491,10 @@ static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat
 		free(hk->cmdline);
 		hk->cmdline = next;
 	}
+	for (const struct cmdline_opt *o = arch_traced_cmdline(); hk->cmdline && !rc && b->traced && o->opt; o++)
+		if (!strstr(hk->cmdline, o->opt))
+			rc = hk_add_opts(&hk->cmdline, (const struct cmdline_opt[]){ *o, { NULL, NULL } }, "traced",
+					 b->verbose);
 	if (!hk->cmdline || rc)
 		return err_set(err, ENOMEM, "out of memory for the command line");
 	return 0;
@@ -491,7 +535,7 @@ int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf 
 	console_init(&hk->con, b->console_fd);
 	cfg = (struct vm_config){ .kernel_path = b->kernel, .initrd_path = b->initrd, .ncpus = b->ncpus,
 				  .mem_size = b->mem, .console = &hk->con,
-				  .compat = compat_resolve(b->compat) };
+				  .compat = compat_resolve(b->compat), .stub_bytes = b->traced ? b->stub_bytes : 0 };
 	if ((rc = hk_cmdline(hk, b, cfg.compat, err)))
 		goto fail;
 	cfg.cmdline = hk->cmdline;

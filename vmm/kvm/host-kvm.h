@@ -18,7 +18,7 @@
 
 /* The guest arch (enum image_arch) this build's KVM host boots: its own. */
 int host_kvm_guest_arch(void);
-/* Whether it traces them too (arm64: it boots them untraced so far). */
+/* Whether it traces them too (every host arch with slot encodings: x86_64, arm64). */
 int host_kvm_traces(void);
 /* The register and interrupt ioctls its running VMs make, for the seccomp sandbox; *n: how many. */
 const unsigned long *host_kvm_sandbox_ioctls(size_t *n);

@@ -61,6 +61,7 @@ struct vm_config {
 	uint64_t mem_size;
 	int compat;			/* host-compatibility layer on (1) / off (0) */
 	struct console *console;	/* the guest's console (vmm/host/console.h) */
+	uint64_t stub_bytes;		/* the tracer's stub data (host_boot.stub_bytes), 0: untraced */
 };
 
 struct mem_region {

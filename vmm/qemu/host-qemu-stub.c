@@ -308,8 +308,8 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
 	struct host_qemu *hq = hq_of(h);
-	const struct guest_arch *g = guest_arch_of(hq->image_arch);
-	size_t size = guest_stub_size(g);
+	const struct guest_arch *g;
+	size_t size;
 	const struct guest_place_syms *ps = guest_place_syms(hq->image_arch);
 	struct guest_place pl;
 	uint64_t code, data, data_end, code_pa, data_pa;
@@ -321,17 +321,10 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if (hq->image_arch == IMAGE_ARCH_LOONGARCH64)
 		return hq_la64_install(hq, syms, data_size, r, err);
 	memset(r, 0, sizeof(*r));
-	if (size <= VT_CFG_SIZE || size > STUB_CODE_ROOM)
-		return err_set(err, EINVAL, "the embedded %s stub is %zu bytes", image_arch_name(hq->image_arch), size);
-	if ((rc = hq_place(hq, elf, syms, &pl, err)))
+	if ((rc = hq_place(hq, elf, syms, &pl, err)) ||
+	    (rc = guest_stub_image(hq->image_arch, &pl, data_size, hq->area_size != 0, &g, &size, err)))
 		return rc;
 	code = pl.code, data = pl.data, data_end = pl.data_end, early = pl.early, place = pl.where;
-	if (early && !hq->area_size)
-		return err_set(err, ENOSPC, "the rings' only room is init data the guest frees, and there is no "
-			       "region to move them to");
-	if (data_size > data_end - data)
-		return err_set(err, E2BIG, "the stub's rings need %llu bytes, the image has room for %llu",
-			       (unsigned long long)data_size, (unsigned long long)(data_end - data));
 	if (hq->image_arch == IMAGE_ARCH_ARM64) {
 		/* For the rings' later area (hq_rings_area) and the guard page's tables. */
 		uint64_t ms = guest_sym(syms, "memstart_addr"), text = guest_sym(syms, "_stext"), pa;
@@ -341,16 +334,10 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 		if (text >> 63)
 			hq->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
 	}
-	if (place == GUEST_CODE_PADDING_PAGE) {
-		g = guest_arch_one_page(hq->image_arch);
-		size = guest_stub_size(g);
-		if (size <= VT_CFG_SIZE || size > 4096)
-			return err_set(err, EINVAL, "the embedded one-page %s stub is %zu bytes",
-				       image_arch_name(hq->image_arch), size);
+	if (place == GUEST_CODE_PADDING_PAGE)
 		log_info("qemu: %llu bytes of padding below %s, not %u: the one-page stub goes in its last page",
 			 (unsigned long long)(guest_sym(syms, ps->code_end) - code), ps->code_end,
 			 STUB_CODE_ROOM);
-	}
 	/* The image is contiguous in physical memory, [_end, ...) after it too (riscv64's rings, arm64's guard). */
 	if (place != GUEST_CODE_PADDING && place != GUEST_CODE_PADDING_PAGE) {
 		uint64_t last = guest_sym(syms, ps->data_end);
@@ -370,11 +357,6 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, "
 				 "in its last 2 MiB block", ps->code_end);
 		} else {
-			g = guest_arch_one_page(hq->image_arch);
-			size = guest_stub_size(g);
-			if (size <= VT_CFG_SIZE || size > 4096)
-				return err_set(err, EINVAL, "the embedded one-page %s stub is %zu bytes",
-					       image_arch_name(hq->image_arch), size);
 			if ((rc = hq_guard_map(hq, syms, elf, code, code_pa, code_pa + 4096, err)))
 				return rc;
 			if (elf_vaddr_to_paddr(elf, data, &data_pa))
