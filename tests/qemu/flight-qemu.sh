@@ -19,24 +19,6 @@
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
 
-# recorder_checks NAME ERR PCREG: the recorder's block in ERR is whole, and vCPU 0's registers follow.
-recorder_checks() {
-	local name=$1 err=$2 pcreg=$3 kept seen lines
-	kept=$(sed -nE 's/^vmmtrace: flight recorder: the last ([0-9]+) of ([0-9]+) events, oldest first:$/\1/p' "$err")
-	seen=$(sed -nE 's/^vmmtrace: flight recorder: the last ([0-9]+) of ([0-9]+) events, oldest first:$/\2/p' "$err")
-	lines=$(sed -n '/^vmmtrace: flight recorder: the last/,/^vmmtrace: flight recorder: vCPU/p' "$err" | grep -c '^ .*[0-9]\.[0-9]\{6\}: ')
-	check "$name: the recorder kept its last ${kept:-?} of ${seen:-?} events and printed them all ($lines)" \
-		eval "[ -n '$kept' ] && [ '$kept' -gt 0 ] && [ '$kept' -le '$seen' ] && [ '$lines' = '$kept' ]"
-	check "$name: then vCPU 0's registers, its PC symbolised" eval \
-		"grep -qE '^vmmtrace: flight recorder: vCPU 0 at [a-z_0-9.]+\\+0x[0-9a-f]+:$' '$err' &&
-		 grep -qE '^$pcreg: ffffff[0-9a-f]{10} ' '$err'"
-	sed -n '/^vmmtrace: flight recorder: the last/,$p' "$err" | tail -n 8 | sed 's/^/INFO: /'
-}
-
-# The last function event the recorder printed.
-last_function() { sed -n '/^vmmtrace: flight recorder: the last/,/^vmmtrace: flight recorder: vCPU/p' "$1" |
-	sed -nE 's/.*[0-9]+\.[0-9]{6}: ([^ (]+)(\([^<]*\))? <-([^ ]+)$/\1 <-\3/p' | tail -n 1; }
-
 for arch in arm64 riscv64; do
 	img=$VMMTRACE_CACHE/lean-$arch/Image
 	require_file "$img"

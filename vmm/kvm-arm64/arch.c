@@ -328,26 +328,34 @@ void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len)
 		snprintf(buf, len, "pc 0x%llx pstate 0x%llx", (unsigned long long)pc, (unsigned long long)pstate);
 }
 
+/*
+ * As the QEMU host prints an arm64 vCPU (vmm/qemu/qemu-vm.c): PC, SP
+ * (SP_EL1: the kernel's) and PSTATE, then x0-x30, three to a line.
+ */
 void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 {
-	size_t off = 0;
-	uint64_t v;
+	uint64_t sp = 0, pstate = 0, v;
+	size_t off;
 
 	*pc = 0;
-	if (len)
-		buf[0] = '\0';
-	for (unsigned i = 0; i < 31 && off < len; i++)
-		if (!a64_get_reg(vcpu, A64_CORE_REG(regs.regs[i]), &v))
-			off += (size_t)snprintf(buf + off, len - off, "x%-2u 0x%016llx%s", i, (unsigned long long)v,
-						i % 3 == 2 ? "\n" : "  ");
-	if (off < len && !a64_get_reg(vcpu, A64_CORE_REG(sp_el1), &v))
-		off += (size_t)snprintf(buf + off, len - off, "\nsp_el1 0x%016llx", (unsigned long long)v);
-	if (off < len && !arch_vcpu_pc(vcpu, pc))
-		off += (size_t)snprintf(buf + off, len - off, "  pc 0x%016llx", (unsigned long long)*pc);
-	if (off < len && !a64_get_reg(vcpu, A64_CORE_REG(regs.pstate), &v))
-		off += (size_t)snprintf(buf + off, len - off, "  pstate 0x%llx", (unsigned long long)v);
-	if (off < len)
-		snprintf(buf + off, len - off, "\n");
+	if (arch_vcpu_pc(vcpu, pc) || a64_get_reg(vcpu, A64_CORE_REG(sp_el1), &sp) ||
+	    a64_get_reg(vcpu, A64_CORE_REG(regs.pstate), &pstate)) {
+		snprintf(buf, len, "(registers unreadable)\n");
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "PC: %016llx SP: %016llx PSTATE: %08llx\n", (unsigned long long)*pc,
+			       (unsigned long long)sp, (unsigned long long)pstate);
+	for (unsigned i = 0; i < 31 && off < len; i++) {
+		if (a64_get_reg(vcpu, A64_CORE_REG(regs.regs[i]), &v))
+			v = 0;
+		off += (size_t)snprintf(buf + off, len - off, "X%02u: %016llx%s", i, (unsigned long long)v,
+					i % 3 == 2 || i == 30 ? "\n" : " ");
+	}
+}
+
+int arch_nmi_supported(void)
+{
+	return 0;
 }
 
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)

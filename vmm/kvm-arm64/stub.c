@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <linux/kvm.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +54,16 @@ static int a64_place(struct vm *vm, const struct elf_image *elf, const struct sy
 		     struct errbuf *err)
 {
 	struct a64_state *s = vm->arch_state;
+	int rc = guest_stub_place(IMAGE_ARCH_ARM64, elf, syms, s->area_size != 0, 0, pl, err);
 
-	return guest_stub_place(IMAGE_ARCH_ARM64, elf, syms, s->area_size != 0, 0, pl, err);
+	if (rc == -ENOSPC && err) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		err_set(err, ENOSPC, "%s: this host cannot trace such a kernel yet (--host qemu puts the stub in _end's "
+			"guard page)", why);
+	}
+	return rc;
 }
 
 int arch_stub_room(struct vm *vm, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,

@@ -110,6 +110,11 @@ int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret)
 	return -ENOENT;
 }
 
+int arch_nmi_supported(void)
+{
+	return 1;
+}
+
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
 {
 	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);

@@ -78,6 +78,8 @@ void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
  */
 void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc);
 
+/* Whether this host arch can give its guests an NMI (x86_64; arm64 has none to give). */
+int arch_nmi_supported(void);
 /* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
 int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
 /*

@@ -445,6 +445,8 @@ static void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 		hk->ops.stub_room = NULL;
 		hk->ops.rings_area = NULL;
 	}
+	if (!arch_nmi_supported())
+		hk->ops.inject_nmi = NULL;	/* `vmmtrace nmi` is refused in one line */
 	hk->h.ops = &hk->ops;
 	hk->h.name = "KVM";
 	hk->h.exits = &host_kvm_exit_ops;

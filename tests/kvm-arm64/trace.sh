@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vmmtrace's own arm64 KVM host tracing (issue 38), in one boot of the arm64
+# test machine (scripts/arm64-machine.sh: KVM at EL2 under QEMU's emulator,
+# so no /dev/kvm is needed here); the boots' files come back in a tar on
+# the machine's stdout and are checked here:
+# - start_kernel, setup_arch, trap_init, sched_init and rest_init to
+#   --stop-at kernel_init on the lean arm64 6.1 kernel, Debian's 6.1 and
+#   Debian's 6.12 arm64 kernels (the full stub in padding; the one-page
+#   stub in 6.12's one page of padding): each once, as swapper/0, three
+#   before the hand-over and two after, in the order QEMU's own gdbstub
+#   breakpoints hit them on the same kernel (test-qemu-trace --reference,
+#   run here; the Debian kernels' addresses from `vmmtrace symbols`, their
+#   System.map being a stub);
+# - the lean kernel to /init and its reboot on 1 vCPU with 32-record rings
+#   and on 2 vCPUs: exact getpriority counts per worker, every event
+#   written, the doorbell drained the tiny rings, and the guest's own
+#   function tracer works after the hand-over on a function vmmtrace holds
+#   (arm64_loop_checks, the QEMU host's checks of the same boots);
+# - a panic with no console (no init, console= a UART the board lacks,
+#   panic=-1): --flight-recorder stops it at emergency_restart with exit
+#   status 3, its last events and vCPU 0's registers printed;
+# - --graph --retval on 2 vCPUs: every block closes (graph_boot_checks),
+#   getpriority's returns counted and valued;
+# - live attach with markloop on both vCPUs: `vmmtrace status` names the
+#   host, `vmmtrace nmi` is refused in one line, ATTACH_CYCLES (20)
+#   attach/detach cycles with attach_cycles's globs, every window exact
+#   (attach_check.py), the slots' bytes back after the last detach,
+#   `vmmtrace stop` ends it with 0.
+# tests/e2e/arm64-kvm-full.sh (the long tier) traces every function of a
+# whole boot on 2 vCPUs.
+. "$(dirname "$0")/../lib.sh"
+MACHINE=$TOP/scripts/arm64-machine.sh
+LEAN_A64=$VMMTRACE_CACHE/lean-arm64/Image
+STOCK_A64=$VMMTRACE_CACHE/stock-arm64-Image
+STOCK612_A64=$VMMTRACE_CACHE/stock612-arm64-Image
+QTRACE=$(dirname "$VMMTRACE")/tests/qemu/test-qemu-trace
+LOOPS=${LOOPS:-2000}
+GLOOPS=20	# the --graph boot's loops and argcall's rounds
+CYCLES=${ATTACH_CYCLES:-20}
+# graph.sh's functions: the early ones, kernel_init, argcall's system calls.
+GFUNCS="start_kernel setup_arch trap_init sched_init rest_init kernel_init __arm64_sys_getpriority"
+GFUNCS="$GFUNCS __arm64_sys_dup3 ksys_dup3 __arm64_sys_close close_fd"
+
+if ! command -v qemu-system-aarch64 >/dev/null; then
+	echo "##################################################################"
+	echo "SKIP: trace.sh: qemu-system-aarch64 is absent; NOT RUN"
+	echo "##################################################################"
+	exit 77
+fi
+for f in "$LEAN_A64" "$LEAN_A64" "${LEAN_A64%/Image}/vmlinux.btf" "$STOCK_A64" "$STOCK612_A64" "$INITRAMFS_ARM64" \
+	"$QTRACE"; do
+	require_file "$f"
+done
+
+# The references: QEMU's breakpoints on each kernel, here.
+"$VMMTRACE" symbols "$STOCK_A64" >"$TMPD/stock.map" 2>/dev/null
+"$VMMTRACE" symbols "$STOCK612_A64" >"$TMPD/stock612.map" 2>/dev/null
+{
+	"$QTRACE" --reference arm64
+	QTEST_SYSMAP=$TMPD/stock.map "$QTRACE" --reference arm64-6.1
+	QTEST_SYSMAP=$TMPD/stock612.map "$QTRACE" --reference arm64-6.12
+} >"$TMPD/reference" 2>&1
+sed 's/^/INFO: /' "$TMPD/reference"
+
+cat >"$TMPD/inside.sh" <<EOF
+t0=\$(date +%s)
+phase() { echo "phase \$1: \$((\$(date +%s) - t0)) s" >&2; }
+five="--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init --trace rest_init --stop-at kernel_init"
+for k in Image stock-arm64-Image stock612-arm64-Image; do
+	timeout 200 vmmtrace boot --host kvm \$k \$five -v -o five-\$k.txt >five-\$k.out 2>five-\$k.err
+	echo \$? >five-\$k.rc
+done
+phase five
+for cpus in 1 2; do
+	size=
+	[ \$cpus = 1 ] && size="--buffer-size 4K"
+	timeout 300 vmmtrace boot --host kvm Image --cpus \$cpus \$size --initrd initramfs-arm64.cpio \
+		--cmdline "\$(echo '$(arm64_loop_cmdline 1)' | sed "s/loop_cpus=1/loop_cpus=\$cpus/")" \
+		--trace __arm64_sys_getpriority --trace __arm64_sys_getpid -v -o loop\$cpus.txt >loop\$cpus.out 2>loop\$cpus.err
+	echo \$? >loop\$cpus.rc
+done
+phase loops
+timeout 120 vmmtrace boot --host kvm Image --cmdline-replace "console=ttyAMA3 panic=-1" --flight-recorder 20 \
+	--trace panic --trace kernel_init --trace try_to_run_init_process --console panic.con >panic.out 2>panic.err
+echo \$? >panic.rc
+phase panic
+# --graph --retval: the boot's early functions and argcall's system calls.
+g=
+for f in $GFUNCS; do g="\$g --trace \$f"; done
+timeout 300 vmmtrace boot --host kvm Image --cpus 2 --initrd initramfs-arm64.cpio --graph --retval \$g -o graph.txt \
+	--console graph.con --cmdline "vmmtrace.steps=syscall-loop,arg-calls vmmtrace.loops=$GLOOPS vmmtrace.loop_cpus=2" \
+	</dev/null >graph.out 2>graph.err
+echo \$? >graph.rc
+phase graph
+# Live attach: markloop on both vCPUs, $CYCLES attach/detach cycles with
+# attach_cycles's globs and durations (tests/lib.sh), every tenth two clients at once.
+vmmtrace boot --host kvm Image --initrd initramfs-arm64.cpio --cpus 2 --control vt.sock \
+	--trace __arm64_sys_sched_get_priority_max -o boot.raw --console att.con \
+	--cmdline "vmmtrace.steps=mark-loop vmmtrace.loop_cpus=2 vmmtrace.mark_secs=400" </dev/null >att.out 2>boot.err &
+vt=\$!
+i=0
+until grep -q 'mark-loop: running cpu=0' att.con 2>/dev/null && grep -q 'mark-loop: running cpu=1' att.con; do
+	i=\$((i + 1))
+	[ \$i -gt 600 ] && break
+	sleep 0.5
+done
+vmmtrace status vt.sock >status0 2>&1
+vmmtrace nmi vt.sock >nmi.out 2>nmi.err
+echo \$? >nmi.rc
+p=__arm64_sys_
+i=0
+while [ \$i -lt $CYCLES ]; do
+	case \$((i % 6)) in
+	0) g=\${p}getpriority ;; 1) g='*sys_getpriority' ;; 2) g="\${p}getp*" ;;
+	3) g='*getpriority*' ;; 4) g="\${p}getpriority*" ;; 5) g="\${p}get*ority" ;;
+	esac
+	d=0.\$((2 + i % 5))
+	if [ \$((i % 10)) = 5 ]; then
+		vmmtrace attach vt.sock --trace "\$g" --duration \$d --format text -o w\$i.a 2>>attach.err &
+		a=\$!
+		vmmtrace attach vt.sock --trace \${p}getpriority --trace \${p}getpgid --duration 0.3 --format text \
+			-o w\$i.b 2>>attach.err || echo "cycle \$i: attach status \$?" >>attach.err
+		wait \$a || echo "cycle \$i: attach status \$?" >>attach.err
+	else
+		vmmtrace attach vt.sock --trace "\$g" --notrace \${p}getpid --duration \$d --format text -o w\$i.a \
+			2>>attach.err || echo "cycle \$i: attach status \$?" >>attach.err
+	fi
+	i=\$((i + 1))
+done
+touch attach.err
+vmmtrace status vt.sock >status1 2>&1
+vmmtrace stop vt.sock >stop.out 2>&1
+echo \$? >stop.rc
+wait \$vt
+echo \$? >att.rc
+phase attach
+ls -la boot.raw >&2
+tar czf - *.txt *.out *.err *.rc *.con *.raw w*.* status0 status1
+EOF
+
+start=$(date +%s)
+ARM64_MACHINE_CONSOLE=$TMPD/console "$MACHINE" --file "$TMPD/inside.sh" --file "$LEAN_A64" \
+	--file "${LEAN_A64%/Image}/vmlinux.btf" --file "$STOCK_A64" --file "$STOCK612_A64" --file "$INITRAMFS_ARM64" \
+	-- sh inside.sh >"$TMPD/out.tgz" 2>"$TMPD/err"
+rc=$?
+echo "INFO: the machine ran for $(( $(date +%s) - start )) s"
+grep -E '^phase|boot.raw' "$TMPD/err" | sed 's/^/INFO: /'
+mkdir -p "$TMPD/in"
+check "the machine ran the boots and gave back their files (status $rc)" \
+	eval "[ $rc = 0 ] && tar xzf '$TMPD/out.tgz' -C '$TMPD/in'"
+if [ ! -f "$TMPD/in/panic.rc" ]; then
+	sed 's/^/   | /' "$TMPD/err" | tail -20
+	finish
+fi
+cd "$TMPD/in" || finish
+
+# The five early functions on each kernel.
+for k in Image:arm64 stock-arm64-Image:arm64-6.1 stock612-arm64-Image:arm64-6.12; do
+	name=${k%%:*} ref=${k#*:}
+	want=$(sed -n "s/^REFERENCE $ref: //p" "$TMPD/reference")
+	got=$(grep -v '^#' "five-$name.txt" | sed -nE 's/^ *swapper\/0-0 .*[0-9]: ([a-z_]+) <-.*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+	check "$name: QEMU's breakpoints give the five's order (${want:-none})" [ "$(wc -w <<<"$want")" = 5 ]
+	check "$name on the arm64 KVM host: the five once each, as swapper/0, in that order ($got)" [ "$got" = "$want" ]
+	check "$name: stopped at kernel_init, status 0, three events before the hand-over and two after" \
+		eval "[ \$(cat five-$name.rc) = 0 ] && grep -q '^vmmtrace: stopped at kernel_init (--stop-at)' five-$name.err &&
+		      grep -qE '^vmmtrace: trace: 5 events \(3 before ftrace_init, 2 after\);.* 0 dropped' five-$name.err"
+done
+check "stock612-arm64-Image: the one-page stub in its page of padding, KASLR off for the trace" \
+	eval "grep -q 'one page), its rings at' five-stock612-arm64-Image.err &&
+	      grep -q 'nokaslr added to the command line' five-stock612-arm64-Image.err"
+
+# The getpriority loops and the guest's own ftrace after the hand-over.
+for cpus in 1 2; do
+	arm64_loop_checks "arm64 KVM host, lean" "$cpus" "$TMPD/in/loop$cpus" "$(cat "loop$cpus.rc")"
+done
+
+# The flight recorder on a guest that panics.
+check "panic: exit status 3 (got $(cat panic.rc)), stopped at emergency_restart" \
+	eval "[ \$(cat panic.rc) = 3 ] && grep -q '^vmmtrace: guest kernel panic: vCPU 0 called emergency_restart()' panic.err"
+recorder_checks "panic" panic.err PC
+got=$(last_function panic.err)
+check "panic: the last function event is the call of panic from kernel_init (${got:-none})" [ "$got" = "panic <-kernel_init" ]
+check "panic: the console holds no kernel line (console= a UART the board lacks)" \
+	eval "! grep -qE '^\[ *[0-9]+\.[0-9]+\]|Linux version' panic.con"
+
+# --graph --retval on 2 vCPUs.
+check "graph: status 0 (got $(cat graph.rc)), both steps passed" \
+	eval "[ \$(cat graph.rc) = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' graph.con"
+graph_boot_checks "$TMPD/in/graph.txt"
+want=$((2 * GLOOPS + GLOOPS))
+got=$(grep -cE "__arm64_sys_getpriority\(\); /\* = 0x14 \*/\$|\} /\* __arm64_sys_getpriority = 0x14 \*/\$" graph.txt)
+check "graph: $want getpriority returns, each 20 (the loops' and argcall's; got $got)" [ "$got" = "$want" ]
+
+# Live attach.
+check "attach: the boot reached markloop on both vCPUs" \
+	eval "grep -q 'mark-loop: running cpu=0' att.con && grep -q 'mark-loop: running cpu=1' att.con"
+check "attach: status names the KVM host and both vCPUs" \
+	eval "grep -qx 'host: KVM' status0 && [ \$(grep -c '^vcpu [01]: ' status0) = 2 ]"
+check "attach: vmmtrace nmi is refused in one line (status $(cat nmi.rc)): arm64 has no NMI to give" \
+	eval "[ \$(cat nmi.rc) != 0 ] && [ \$(cat nmi.out nmi.err | wc -l) = 1 ] && grep -q 'cannot send an NMI' nmi.err"
+check "attach: every one of the $CYCLES cycles' clients exited 0" eval "! grep -q 'attach status' attach.err"
+digest0=$(sed -n 's/^slot bytes digest: //p' status0)
+check "attach: slot bytes after the last detach equal those before the first ($digest0)" \
+	eval "[ -n '$digest0' ] && [ '$digest0' = \"\$(sed -n 's/^slot bytes digest: //p' status1)\" ]"
+check "attach: only the boot's own slot calls the stub after the last detach" grep -qx "slots calling the stub: 1" status1
+check "attach: vmmtrace stop ends the boot, status 0 (stop $(cat stop.rc), boot $(cat att.rc))" \
+	eval "[ \$(cat stop.rc) = 0 ] && [ \$(cat att.rc) = 0 ]"
+check "attach: no record unfinished or lost; no oops, panic or warning in the guest" \
+	eval "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' boot.err && ! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed' att.con"
+# The boot's markers, recorded raw (a third of the text's bytes to bring back), as text here.
+"$VMMTRACE" report boot.raw --format text -o boot.trace 2>report.err
+check "attach: the boot's raw trace reads back here (status $?)" [ -s boot.trace ]
+TMPD=$TMPD/in ATTACH_MARKER=__arm64_sys_sched_get_priority_max ATTACH_TARGET=__arm64_sys_getpriority attach_windows_check 2
+finish
