@@ -16,6 +16,8 @@
 #define A64_DESC_VALID      (1ULL << 0)
 #define A64_DESC_TABLE      (3ULL)		/* bits 1:0 of a table (levels < 3) or page (level 3) entry */
 #define A64_PTE_RDONLY      (1ULL << 7)		/* AP[2] */
+#define A64_PTE_SH_INNER    (3ULL << 8)		/* SH[1:0]: inner shareable */
+#define A64_PTE_AF          (1ULL << 10)	/* the access flag */
 #define A64_PTE_CONT        (1ULL << 52)
 #define A64_PTE_DBM         (1ULL << 51)	/* Linux's PTE_WRITE */
 #define A64_PTE_PXN         (1ULL << 53)

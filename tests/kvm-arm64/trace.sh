@@ -5,9 +5,12 @@
 # so no /dev/kvm is needed here); the boots' files come back in a tar on
 # the machine's stdout and are checked here:
 # - start_kernel, setup_arch, trap_init, sched_init and rest_init to
-#   --stop-at kernel_init on the lean arm64 6.1 kernel, Debian's 6.1 and
-#   Debian's 6.12 arm64 kernels (the full stub in padding; the one-page
-#   stub in 6.12's one page of padding): each once, as swapper/0, three
+#   --stop-at kernel_init on the lean arm64 6.1 kernel, on it and the lean
+#   6.12 one built without padding below _etext, on Debian's 6.1 and 6.12
+#   arm64 kernels (every place of the stub: the full stub in padding; the
+#   one-page stub in 6.12's one page of padding, and in _end's guard page,
+#   mapped by tables added before the boot (6.1) or by the host at
+#   __primary_switched (6.12)): each once, three
 #   before the hand-over and two after, in the order QEMU's own gdbstub
 #   breakpoints hit them on the same kernel (test-qemu-trace --reference,
 #   run here; the Debian kernels' addresses from `vmmtrace symbols`, their
@@ -32,6 +35,8 @@
 . "$(dirname "$0")/../lib.sh"
 MACHINE=$TOP/scripts/arm64-machine.sh
 LEAN_A64=$VMMTRACE_CACHE/lean-arm64/Image
+LEAN_A64_NOPAD=$VMMTRACE_CACHE/lean-arm64-nopad/Image
+LEAN612_A64_NOPAD=$VMMTRACE_CACHE/lean-arm64-6.12-nopad/Image
 STOCK_A64=$VMMTRACE_CACHE/stock-arm64-Image
 STOCK612_A64=$VMMTRACE_CACHE/stock612-arm64-Image
 QTRACE=$(dirname "$VMMTRACE")/tests/qemu/test-qemu-trace
@@ -48,7 +53,7 @@ if ! command -v qemu-system-aarch64 >/dev/null; then
 	echo "##################################################################"
 	exit 77
 fi
-for f in "$LEAN_A64" "$LEAN_A64" "${LEAN_A64%/Image}/vmlinux.btf" "$STOCK_A64" "$STOCK612_A64" "$INITRAMFS_ARM64" \
+for f in "$LEAN_A64" "$LEAN_A64_NOPAD" "$LEAN612_A64_NOPAD" "${LEAN_A64%/Image}/vmlinux.btf" "$STOCK_A64" "$STOCK612_A64" "$INITRAMFS_ARM64" \
 	"$QTRACE"; do
 	require_file "$f"
 done
@@ -60,6 +65,7 @@ done
 	"$QTRACE" --reference arm64
 	QTEST_SYSMAP=$TMPD/stock.map "$QTRACE" --reference arm64-6.1
 	QTEST_SYSMAP=$TMPD/stock612.map "$QTRACE" --reference arm64-6.12
+	"$QTRACE" --reference arm64-nopad lean-arm64-6.12-nopad
 } >"$TMPD/reference" 2>&1
 sed 's/^/INFO: /' "$TMPD/reference"
 
@@ -67,8 +73,10 @@ cat >"$TMPD/inside.sh" <<EOF
 t0=\$(date +%s)
 phase() { echo "phase \$1: \$((\$(date +%s) - t0)) s" >&2; }
 five="--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init --trace rest_init --stop-at kernel_init"
-for k in Image stock-arm64-Image stock612-arm64-Image; do
-	timeout 200 vmmtrace boot --host kvm \$k \$five -v -o five-\$k.txt >five-\$k.out 2>five-\$k.err
+for k in Image Image-nopad Image-612nopad stock-arm64-Image stock612-arm64-Image; do
+	b=
+	[ -f btf-\$k ] && b="--btf btf-\$k"
+	timeout 200 vmmtrace boot --host kvm \$k \$five \$b -v -o five-\$k.txt >five-\$k.out 2>five-\$k.err
 	echo \$? >five-\$k.rc
 done
 phase five
@@ -140,7 +148,13 @@ tar czf - *.txt *.out *.err *.rc *.con *.raw w*.* status0 status1
 EOF
 
 start=$(date +%s)
+cp "$LEAN_A64_NOPAD" "$TMPD/Image-nopad"
+cp "$LEAN612_A64_NOPAD" "$TMPD/Image-612nopad"
+cp "${LEAN_A64_NOPAD%/Image}/vmlinux.btf" "$TMPD/btf-Image-nopad"
+cp "${LEAN612_A64_NOPAD%/Image}/vmlinux.btf" "$TMPD/btf-Image-612nopad"
 ARM64_MACHINE_CONSOLE=$TMPD/console "$MACHINE" --file "$TMPD/inside.sh" --file "$LEAN_A64" \
+	--file "$TMPD/Image-nopad" --file "$TMPD/Image-612nopad" --file "$TMPD/btf-Image-nopad" \
+	--file "$TMPD/btf-Image-612nopad" \
 	--file "${LEAN_A64%/Image}/vmlinux.btf" --file "$STOCK_A64" --file "$STOCK612_A64" --file "$INITRAMFS_ARM64" \
 	-- sh inside.sh >"$TMPD/out.tgz" 2>"$TMPD/err"
 rc=$?
@@ -156,7 +170,8 @@ fi
 cd "$TMPD/in" || finish
 
 # The five early functions on each kernel.
-for k in Image:arm64 stock-arm64-Image:arm64-6.1 stock612-arm64-Image:arm64-6.12; do
+for k in Image:arm64 Image-nopad:arm64-nopad Image-612nopad:lean-arm64-6.12-nopad stock-arm64-Image:arm64-6.1 \
+	stock612-arm64-Image:arm64-6.12; do
 	name=${k%%:*} ref=${k#*:}
 	want=$(sed -n "s/^REFERENCE $ref: //p" "$TMPD/reference")
 	got=$(grep -v '^#' "five-$name.txt" | sed -nE 's/^ *swapper\/0-0 .*[0-9]: ([a-z_]+) <-.*/\1/p' | tr '\n' ' ' | sed 's/ $//')
@@ -169,6 +184,11 @@ done
 check "stock612-arm64-Image: the one-page stub in its page of padding, KASLR off for the trace" \
 	eval "grep -q 'one page), its rings at' five-stock612-arm64-Image.err &&
 	      grep -q 'nokaslr added to the command line' five-stock612-arm64-Image.err"
+check "Image-nopad (6.1, no padding): the one-page stub in _end's guard page, mapped by tables added to swapper_pg_dir" \
+	grep -q "one page, in _end's guard page, mapped by tables added to swapper_pg_dir" five-Image-nopad.err
+check "Image-612nopad (6.12, no padding): the guard page mapped in the kernel's own tables at __primary_switched" \
+	eval "grep -q \"one page, in _end's guard page, mapped when the kernel has built its tables\" five-Image-612nopad.err &&
+	      grep -q \"the stub's guard page at 0x[0-9a-f]* mapped in the kernel's own tables\" five-Image-612nopad.err"
 
 # The getpriority loops and the guest's own ftrace after the hand-over.
 for cpus in 1 2; do

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "vmm/guest/a64-guard.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/util/error.h"
 
 struct vm;
@@ -34,12 +36,24 @@ struct a64_state {
 	unsigned va_bits, page_shift;	/* the kernel's, from _stext and the Image header */
 	unsigned hw_bps;		/* breakpoint registers KVM gives user space (KVM_CAP_GUEST_DEBUG_HW_BPS) */
 	unsigned long doorbells;
+	/* [_end, its 2 MiB block's end), reserved in the device tree: the guard page's stub and tables. */
+	uint64_t past_end_pa, past_end_size;
+	struct a64_guard guard;		/* a kernel without padding: the stub in _end's guard page */
+	/* Each vCPU's breakpoints the tracer last asked for (the host's own added to them). */
+	uint64_t bps[VM_MAX_CPUS][4];
+	unsigned nbps[VM_MAX_CPUS];
 };
 
 /* An arm64 core register's id for KVM_{GET,SET}_ONE_REG. */
 #define A64_CORE_REG(x) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | KVM_REG_ARM_CORE_REG(x))
 int a64_get_reg(struct vcpu *vcpu, uint64_t id, uint64_t *v);
 int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err);
+/*
+ * Where va leads through the kernel's upper-range tables as some vCPU has
+ * them (stub.c): 0 and *pa, -ENOENT when no vCPU has its MMU on with va
+ * mapped. The vCPUs are paused, or it is the calling vCPU's own.
+ */
+int a64_translate_any(struct vm *vm, uint64_t va, uint64_t *pa);
 
 /* The device tree for the VM (libfdt): *out malloc'ed, *len its size. */
 int a64_fdt(const struct vm *vm, uint64_t initrd, uint64_t initrd_size, void **out, size_t *len,

@@ -188,6 +188,19 @@ static uint64_t a64_le64(const uint8_t *p)
 	return v;
 }
 
+/* A /reserved-memory node for [base, base + size) in the tree *fdt, which it replaces. */
+static int a64_reserve(void **fdt, size_t *len, const char *name, uint64_t base, uint64_t size, struct errbuf *err)
+{
+	void *with = NULL;
+	size_t with_len = 0;
+	int rc = devtree_add_reserved(*fdt, *len, name, base, size, 0, &with, &with_len, err);
+
+	free(*fdt);
+	*fdt = with;
+	*len = with_len;
+	return rc;
+}
+
 /*
  * The Image at RAM + text_offset, the device tree in RAM's last 2 MiB, for
  * a traced boot the rings' region below it (reserved in the tree, in the
@@ -224,27 +237,29 @@ int arch_vm_load(struct vm *vm, const struct kernel_image *img, const uint8_t *i
 			return err_set(err, E2BIG, "--buffer-size: %u CPUs' rings take more than a quarter of --mem",
 				       vm->cfg.ncpus);
 		top = s->area_pa = dtb - s->area_size;
+		s->past_end_pa = A64_RAM + ((text_offset + image_size + 4095) & ~4095ULL);
+		s->past_end_size = ((s->past_end_pa + A64_2M - 1) & ~(A64_2M - 1)) - s->past_end_pa;
 	}
 	if (initrd_size) {
 		rd = (top - initrd_size) & ~4095ULL;
-		if (rd < A64_RAM + text_offset + image_size)
+		if (rd < A64_RAM + text_offset + image_size + s->past_end_size)
 			return err_set(err, EINVAL, "the initrd (%zu bytes) does not fit in memory after the kernel",
 				       initrd_size);
 		memcpy(vm->ram + (rd - A64_RAM), initrd, initrd_size);
 	}
 	if ((rc = a64_fdt(vm, rd, initrd_size, &fdt, &fdt_len, err)))
 		return rc;
+	/*
+	 * Traced: the rings' region, and [_end, the end of its 2 MiB block),
+	 * where a kernel without padding gets the stub in its guard page and
+	 * the tables that map it (stub.c).
+	 */
 	if (s->area_size) {
-		void *with = NULL;
-		size_t with_len = 0;
-
-		rc = devtree_add_reserved(fdt, fdt_len, "vmmtrace-rings", s->area_pa, s->area_size, 0, &with, &with_len,
-					  err);
-		free(fdt);
-		if (rc)
+		if ((rc = a64_reserve(&fdt, &fdt_len, "vmmtrace-rings", s->area_pa, s->area_size, err)))
 			return rc;
-		fdt = with;
-		fdt_len = with_len;
+		if (s->past_end_size &&
+		    (rc = a64_reserve(&fdt, &fdt_len, "vmmtrace-stub", s->past_end_pa, s->past_end_size, err)))
+			return rc;
 	}
 	if (fdt_len > A64_2M) {
 		free(fdt);

@@ -19,6 +19,12 @@
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/log.h"
+
+static uint64_t *a64_table_of(void *opaque, uint64_t pa, uint64_t bytes)
+{
+	return vm_gpa_ptr(opaque, pa, bytes);
+}
 
 /*
  * DBGBCR<n>_EL1 for an unlinked address match at EL1 and EL0 (Arm ARM
@@ -32,18 +38,27 @@ const struct slot_ops *arch_slot_ops(void)
 	return &slot_ops_arm64;
 }
 
-/* The tracer's breakpoints and the host's own (the stub's doorbell), in the CPU's breakpoint registers. */
+/*
+ * The tracer's breakpoints and the host's own (the stub's doorbell, where
+ * the guard page gets mapped), in the CPU's breakpoint registers; the
+ * tracer's are kept, for when the host's own change.
+ */
 int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned n, struct errbuf *err)
 {
 	struct a64_state *s = vcpu->vm->arch_state;
 	struct kvm_guest_debug dbg;
 	unsigned k = 0, have = s->hw_bps < KVM_ARM_MAX_DBG_REGS ? s->hw_bps : KVM_ARM_MAX_DBG_REGS;
+	uint64_t own[2] = { s->doorbell_bp, s->guard.bp };
 
 	memset(&dbg, 0, sizeof(dbg));
 	if (n > 4)
 		return err_set(err, EINVAL, "at most 4 breakpoints");
-	for (unsigned i = 0; i <= n; i++) {
-		uint64_t va = i < n ? addrs[i] : s->doorbell_bp;
+	if (addrs != s->bps[vcpu->id]) {
+		memcpy(s->bps[vcpu->id], addrs, n * sizeof(*addrs));
+		s->nbps[vcpu->id] = n;
+	}
+	for (unsigned i = 0; i < n + 2; i++) {
+		uint64_t va = i < n ? addrs[i] : own[i - n];
 
 		if (!va)
 			continue;
@@ -52,7 +67,7 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 				       (unsigned long long)va);
 		if (k == have)
 			return err_set(err, EOPNOTSUPP, "KVM gives %u breakpoint registers on this CPU; vmmtrace needs %u",
-				       have, n + (s->doorbell_bp != 0));
+				       have, n + (own[0] != 0) + (own[1] != 0));
 		dbg.arch.dbg_bvr[k] = va;
 		dbg.arch.dbg_bcr[k++] = A64_BCR_EXEC;
 	}
@@ -87,25 +102,60 @@ int arch_vcpu_entry_frame(struct vcpu *vcpu, uint64_t *sp, uint64_t *ret)
 }
 
 /*
+ * 6.9 on, at __primary_switched (the kernel's tables built, no traced call
+ * made yet): the guard page's entry added to them, checked through this
+ * vCPU's own translation, and the breakpoint gone (this vCPU is the only
+ * one that runs there: the others start at secondary_entry).
+ */
+static void a64_guard_now(struct vcpu *vcpu)
+{
+	struct a64_state *s = vcpu->vm->arch_state;
+	struct errbuf err = { "" };
+	unsigned bits = 0;
+	uint64_t pa = 0;
+	int rc = a64_guard_map_now(&s->guard, a64_table_of, vcpu->vm, &bits, &err);
+
+	if (!rc && (a64_translate_any(vcpu->vm, s->guard.va, &pa) || pa != s->guard.pa))
+		rc = err_set(&err, EFAULT, "the stub's guard page at _end (%#llx) does not lead to the stub through the "
+			     "kernel's tables (%u-bit VAs)", (unsigned long long)s->guard.va, bits);
+	if (!rc)
+		rc = arch_vcpu_set_breakpoints(vcpu, s->bps[vcpu->id], s->nbps[vcpu->id], &err);
+	if (rc) {
+		vm_request_stop(vcpu->vm, VM_STOP_HOST_FAILURE, "%s", err.msg);
+		return;
+	}
+	log_info("kvm: the stub's guard page at %#llx mapped in the kernel's own tables (%u-bit VAs, %u KiB pages)",
+		 (unsigned long long)s->guard.va, bits, 1u << (s->guard.page_shift - 10));
+}
+
+/*
  * The doorbell (guest-stub/arm64/stub.S): `bti j; br x15` with x11 the
  * full ring's header. The host drains the ring at the breakpoint on its
  * first instruction, then does what the two would: on to x15.
  */
-int arch_stub_doorbell(struct vcpu *vcpu, uint64_t pc, uint32_t *ring)
+enum arch_break arch_vcpu_host_break(struct vcpu *vcpu, uint64_t pc, uint32_t *ring)
 {
 	struct a64_state *s = vcpu->vm->arch_state;
 	const struct vt_stub_config *c = (const struct vt_stub_config *)s->stub_cfg;
 	uint64_t hdr;
 
 	*ring = UINT32_MAX;
+	if (s->guard.bp && pc == s->guard.bp) {
+		a64_guard_now(vcpu);
+		/* The tracer's too (--stop-at __primary_switched): its turn now. */
+		for (unsigned i = 0; i < s->nbps[vcpu->id]; i++)
+			if (s->bps[vcpu->id][i] == pc)
+				return ARCH_BREAK_NONE;
+		return ARCH_BREAK_DONE;
+	}
 	if (!s->doorbell_bp || pc != s->doorbell_bp)
-		return 0;
+		return ARCH_BREAK_NONE;
 	/* The configuration block is the host's copy of what the guest reads: trusted; x11 is the guest's. */
 	if (!a64_get_reg(vcpu, A64_CORE_REG(regs.regs[11]), &hdr) && hdr >= c->ring_hdrs &&
 	    !((hdr - c->ring_hdrs) % VT_HDR_SIZE) && (hdr - c->ring_hdrs) / VT_HDR_SIZE < UINT32_MAX)
 		*ring = (uint32_t)((hdr - c->ring_hdrs) / VT_HDR_SIZE);
 	s->doorbells++;
-	return 1;
+	return ARCH_BREAK_DOORBELL;
 }
 
 int arch_stub_doorbell_leave(struct vcpu *vcpu)

@@ -8,13 +8,13 @@
  * kernel's linear map. The host writes guest RAM directly: no vCPU exists
  * yet when the stub goes in.
  *
- * Not yet: a kernel without such padding (the QEMU host puts the one-page
- * stub in _end's guard page then, mapped in the kernel's own tables); the
- * placement's line says so.
+ * A kernel without such padding gets the one-page stub in _end's guard
+ * page, mapped in the kernel's own tables (vmm/guest/a64-guard.c): before
+ * the boot up to 6.8, at a breakpoint of the host's own at
+ * __primary_switched from 6.9 on (arch_vcpu_host_break).
  */
 #include <errno.h>
 #include <linux/kvm.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,16 +54,38 @@ static int a64_place(struct vm *vm, const struct elf_image *elf, const struct sy
 		     struct errbuf *err)
 {
 	struct a64_state *s = vm->arch_state;
-	int rc = guest_stub_place(IMAGE_ARCH_ARM64, elf, syms, s->area_size != 0, 0, pl, err);
+	return guest_stub_place(IMAGE_ARCH_ARM64, elf, syms, s->area_size != 0, s->past_end_size, pl, err);
+}
 
-	if (rc == -ENOSPC && err) {
-		char why[sizeof(err->msg)];
+static uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes)
+{
+	return vm_gpa_ptr(opaque, pa, bytes);
+}
 
-		snprintf(why, sizeof(why), "%s", err->msg);
-		err_set(err, ENOSPC, "%s: this host cannot trace such a kernel yet (--host qemu puts the stub in _end's "
-			"guard page)", why);
-	}
-	return rc;
+/*
+ * No padding below _etext: the one-page stub in _end's guard page, at the
+ * start of the region past the image that arch_vm_load reserved, its
+ * tables after it (vmm/guest/a64-guard.c); *code_pa image-relative.
+ */
+static int a64_guard_install(struct vm *vm, const struct elf_image *elf, const struct symtab *syms,
+			     const struct guest_place *pl, uint64_t *code_pa, uint64_t *data_pa, struct errbuf *err)
+{
+	struct a64_state *s = vm->arch_state;
+	uint64_t last = guest_sym(syms, guest_place_syms(IMAGE_ARCH_ARM64)->data_end);
+	/* The stub's page, then up to three pages of tables (up to 6.8), or the page alone. */
+	uint64_t need = guest_sym(syms, "__pi_early_map_kernel") ? 1ULL << s->page_shift : 4 * 4096;
+
+	if (!last || elf_vaddr_to_paddr(elf, last - 1, code_pa))
+		return err_set(err, ENOENT, "the stub's place past the image is not known");
+	*code_pa += 1 + (pl->code - last);
+	if (A64_RAM + *code_pa < s->past_end_pa || A64_RAM + *code_pa + need > s->past_end_pa + s->past_end_size)
+		return err_set(err, ERANGE, "the stub's place past the image (%#llx) is not the region the device tree "
+			       "reserves (%#llx)", (unsigned long long)(A64_RAM + *code_pa),
+			       (unsigned long long)s->past_end_pa);
+	if (elf_vaddr_to_paddr(elf, pl->data, data_pa))
+		return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
+	return a64_guard_plan(&s->guard, syms, elf, s->page_shift, s->va_bits, pl->code, *code_pa, *code_pa + 4096,
+			      A64_RAM, a64_table, vm, err);
 }
 
 int arch_stub_room(struct vm *vm, const struct elf_image *elf, const struct symtab *syms, uint64_t *bytes,
@@ -91,9 +113,19 @@ int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct s
 	if ((rc = a64_place(vm, elf, syms, &pl, err)) ||
 	    (rc = guest_stub_image(IMAGE_ARCH_ARM64, &pl, data_size, s->area_size != 0, &g, &size, err)))
 		return rc;
-	if (elf_vaddr_to_paddr(elf, pl.code, &code_pa) || pl.data < pl.code)
-		return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
-	data_pa = code_pa + (pl.data - pl.code);
+	/* For the guard page's tables and the rings' region (arch_rings_area): VA_BITS from _stext. */
+	if (text >> 63)
+		s->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
+	if (pl.where == GUEST_CODE_GUARD) {
+		if ((rc = a64_guard_install(vm, elf, syms, &pl, &code_pa, &data_pa, err)))
+			return rc;
+	} else if (pl.where == GUEST_CODE_PAST_END) {
+		return err_set(err, EOPNOTSUPP, "an arm64 stub past the image's end");	/* riscv64's place */
+	} else {
+		if (elf_vaddr_to_paddr(elf, pl.code, &code_pa) || pl.data < pl.code)
+			return err_set(err, ENOENT, "the stub's place is outside the loaded kernel");
+		data_pa = code_pa + (pl.data - pl.code);
+	}
 	r->code = vm_gpa_ptr(vm, A64_RAM + code_pa, size);
 	r->data = vm_gpa_ptr(vm, A64_RAM + data_pa, data_size);
 	if (!r->code || !r->data)
@@ -117,13 +149,14 @@ int arch_stub_install(struct vm *vm, const struct elf_image *elf, const struct s
 	 * ring waits in the stub for the host's consumer instead.
 	 */
 	s->doorbell_bp = pl.where == GUEST_CODE_PADDING ? ((struct vt_stub_config *)r->code)->doorbell_pc : 0;
-	/* For the rings' region (arch_rings_area): where the linear map starts, and VA_BITS from _stext. */
+	/* For the rings' region (arch_rings_area): where the linear map starts. */
 	if (ms && !elf_vaddr_to_paddr(elf, ms, &ms_pa))
 		s->memstart_pa = ms_pa;
-	if (text >> 63)
-		s->va_bits = 65 - (unsigned)__builtin_clzll(~text | 1);
 	log_info("kvm: the stub at %#llx (%zu bytes%s), its rings at %#llx (%llu of %llu bytes)%s",
-		 (unsigned long long)pl.code, size, pl.where == GUEST_CODE_PADDING ? "" : ", one page",
+		 (unsigned long long)pl.code, size, pl.where == GUEST_CODE_PADDING ? "" :
+		 pl.where == GUEST_CODE_GUARD ? s->guard.bp ? ", one page, in _end's guard page, mapped when the kernel "
+		 "has built its tables" : ", one page, in _end's guard page, mapped by tables added to swapper_pg_dir" :
+		 ", one page",
 		 (unsigned long long)pl.data, (unsigned long long)data_size, (unsigned long long)(pl.data_end - pl.data),
 		 s->doorbell_bp ? "" : "; a full ring waits in the stub for the host to drain it");
 	return 0;
@@ -135,17 +168,8 @@ void stub_region_free(struct stub_region *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes)
-{
-	return vm_gpa_ptr(opaque, pa, bytes);
-}
-
-/*
- * Where va leads through the kernel's upper-range tables as some vCPU
- * has them (TTBR1_EL1, TCR_EL1's T1SZ and TG1): 0 and *pa, -ENOENT when
- * no vCPU has its MMU on with va mapped. Every vCPU is paused.
- */
-static int a64_translate_any(struct vm *vm, uint64_t va, uint64_t *pa)
+/* TTBR1_EL1 and TCR_EL1's T1SZ and TG1 give each vCPU's walk. */
+int a64_translate_any(struct vm *vm, uint64_t va, uint64_t *pa)
 {
 	static const unsigned tg1_shift[] = { 0, 14, 12, 16 };
 

@@ -37,12 +37,12 @@ int arch_vcpu_set_breakpoints(struct vcpu *vcpu, const uint64_t *addrs, unsigned
 	return rc < 0 ? rc : 0;
 }
 
-/* x86_64's stub rings with a port write (vmm/guest/x86-stub.c): no breakpoint is its. */
-int arch_stub_doorbell(struct vcpu *vcpu, uint64_t pc, uint32_t *ring)
+/* x86_64's stub rings with a port write (vmm/guest/x86-stub.c): every breakpoint is the tracer's. */
+enum arch_break arch_vcpu_host_break(struct vcpu *vcpu, uint64_t pc, uint32_t *ring)
 {
 	(void)vcpu, (void)pc;
 	*ring = UINT32_MAX;
-	return 0;
+	return ARCH_BREAK_NONE;
 }
 
 int arch_stub_doorbell_leave(struct vcpu *vcpu)

@@ -161,13 +161,17 @@ int arch_stub_room(struct vm *vm, const struct elf_image *elf, const struct symt
 		   struct errbuf *err);
 int arch_rings_area(struct vm *vm, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err);
 /*
- * A breakpoint exit at pc: 1 when it is the stub's doorbell (a host arch
- * whose stub rings with a breakpoint: arm64), *ring the ring whose header
- * the stub holds (UINT32_MAX: none the host knows); after the tracer
- * drained it, arch_stub_doorbell_leave sends the vCPU on as the
- * doorbell's own code would. 0: a breakpoint of the tracer's.
+ * A breakpoint exit at pc, which may be one of the host arch's own
+ * (arm64: the stub's doorbell; where the stub's guard page gets mapped):
+ * ARCH_BREAK_NONE, the tracer's; ARCH_BREAK_DOORBELL, the stub's doorbell,
+ * *ring the ring whose header the stub holds (UINT32_MAX: none the host
+ * knows), and once the tracer drained it arch_stub_doorbell_leave sends
+ * the vCPU on as the doorbell's own code would; ARCH_BREAK_DONE, the host
+ * arch did what it stopped there for (or asked the VM to stop, saying
+ * why) and the vCPU goes on.
  */
-int arch_stub_doorbell(struct vcpu *vcpu, uint64_t pc, uint32_t *ring);
+enum arch_break { ARCH_BREAK_NONE, ARCH_BREAK_DOORBELL, ARCH_BREAK_DONE };
+enum arch_break arch_vcpu_host_break(struct vcpu *vcpu, uint64_t pc, uint32_t *ring);
 int arch_stub_doorbell_leave(struct vcpu *vcpu);
 
 #endif

@@ -139,19 +139,24 @@ static void hkh_stop(void *opaque, struct vm *vm, struct vcpu *self, enum vm_sto
 	hk->hooks.stop(hk->hooks.opaque, self ? (int)self->id : HOST_NO_CPU, reason, msg);
 }
 
-/* A breakpoint: the stub's doorbell where the host arch rings it so (arm64), else the tracer's. */
+/* A breakpoint: the host arch's own (arm64: the stub's doorbell, its guard page's mapping), else the tracer's. */
 static void hkh_debug_exit(void *opaque, struct vcpu *vcpu, uint64_t pc)
 {
 	struct host_kvm *hk = opaque;
 	uint32_t ring;
 
-	if (arch_stub_doorbell(vcpu, pc, &ring)) {
+	switch (arch_vcpu_host_break(vcpu, pc, &ring)) {
+	case ARCH_BREAK_DOORBELL:
 		if (hk->hooks.doorbell)
 			hk->hooks.doorbell(hk->hooks.opaque, ring);
 		if (arch_stub_doorbell_leave(vcpu))
 			vm_request_stop(hk->vm, VM_STOP_HOST_FAILURE, "vCPU %u: cannot leave the stub's doorbell",
 					vcpu->id);
 		return;
+	case ARCH_BREAK_DONE:
+		return;
+	case ARCH_BREAK_NONE:
+		break;
 	}
 	hk->hooks.debug_exit(hk->hooks.opaque, vcpu->id, pc);
 }

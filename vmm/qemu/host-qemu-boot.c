@@ -165,7 +165,7 @@ static int run_to_kernel(struct host_qemu *hq, const struct elf_image *elf, stru
  * the image having no padding below __init_begin (hq_place): the block is
  * mapped executable in every boot phase of such a kernel. arm64: where
  * _etext has no padding, the stub goes in the guard page at _end and its
- * page tables after it (hq_guard_map). QEMU's virt loads a riscv64 Image
+ * page tables after it (vmm/guest/a64-guard.c). QEMU's virt loads a riscv64 Image
  * at its text_offset from the start of RAM, which the synthetic ELF's
  * p_paddr is, p_memsz its image_size; an arm64 one 2 MiB higher when its
  * text_offset falls in the first 4 KiB, where QEMU's boot code goes

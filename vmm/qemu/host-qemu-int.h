@@ -59,7 +59,7 @@ int hq_stub_room(struct host *h, const struct elf_image *elf, const struct symta
 int hq_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 		    uint64_t data_size, struct stub_region *r, struct errbuf *err);
 int hq_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t *size, struct errbuf *err);
-/* arm64 6.9 on: the guest at hq->guard_bp on vCPU cpu, its tables built: the stub's guard page mapped in them. */
+/* arm64 6.9 on: the guest at hq->guard.bp on vCPU cpu, its tables built: the stub's guard page mapped in them. */
 int hq_guard_map_now(struct host_qemu *hq, unsigned cpu, struct errbuf *err);
 void hq_stub_free(struct host *h, struct stub_region *r);
 

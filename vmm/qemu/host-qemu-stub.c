@@ -2,8 +2,9 @@
 /*
  * The QEMU host's stub: its install through the gdbstub where
  * vmm/guest/stub-place.c finds room in an arm64 or riscv64 image
- * (docs/STUB-PLACEMENT.md), the page tables of arm64's guard page, and, on
- * arm64, the region the rings move to at the hand-over. x86_64's own
+ * (docs/STUB-PLACEMENT.md), arm64's guard page (vmm/guest/a64-guard.c)
+ * and its check through the gdbstub, and, on arm64, the region the rings
+ * move to at the hand-over. x86_64's own
  * placement is host-qemu-x86.c, loongarch64's hq_la64_install (the low
  * 2 MiB, its data in the region the device tree reserves).
  */
@@ -139,132 +140,29 @@ static int hq_la64_install(struct host_qemu *hq, const struct symtab *syms, uint
 	return hq_stub_finish(hq, syms, r, 0, err);
 }
 
-/*
- * arm64 with 4 KiB pages (docs/STUB-PLACEMENT.md, "When the image has no
- * padding"): the guard page at _end, which init_pg_dir maps RWX in the
- * image's last 2 MiB block (create_kernel_mapping rounds the image up to
- * blocks) and which swapper_pg_dir leaves unmapped for ever (map_kernel
- * gives vmlinux_data a guard page, so vmalloc never hands it out). Before
- * the kernel's first instruction the host pre-seeds swapper_pg_dir's slot
- * for the image, which the image holds as zeros and nothing clears, with
- * a chain of tables of its own in the region reserved past _end, whose
- * last table maps code_va to code_pa read-only and executable. map_kernel
- * then finds those tables (p4d_none, pud_none and pmd_none say no) and
- * fills in its own entries around the stub's: the chain becomes the
- * kernel's for the rest of its life. tables_pa: up to three pages, zeroed
- * here; pa are guest-physical as QEMU loaded the image.
- */
-#define A64_PTE_ROX	(3ULL | 3ULL << 8 | 1ULL << 10 | 1ULL << 7 | 1ULL << 54)	/* page, SH, AF, RDONLY, UXN */
-
-/*
- * Since 6.9 the kernel maps itself from C (arch/arm64/kernel/pi/
- * map_kernel.c): init_pg_dir is cleared and filled segment by segment,
- * _end's guard page left out, and its root table is copied over
- * swapper_pg_dir's, so nothing the host pre-seeds survives. But those
- * tables are final: map_kernel runs once, its tables live in
- * init_pg_dir's pages inside the image (reserved for ever), and later only
- * mark_rodata_ro (rodata) and free_initmem (init) change the image's
- * mapping. So the host adds the guard page's entry to them once they
- * exist: at __primary_switched, the first code under them, before any
- * traced call (start_kernel's slot is the first; hq_guard_map_now). Any
- * page size and VA size: the walk finds which from the kernel's own
- * mapping of its last page.
- */
-static int hq_guard_map_later(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
-			      uint64_t code_va, uint64_t code_pa, struct errbuf *err)
-{
-	uint64_t at = guest_sym(syms, "__primary_switched"), pgd = guest_sym(syms, "swapper_pg_dir"), pgd_pa;
-
-	if (!at)
-		at = guest_sym(syms, "start_kernel");
-	if (!hq->a64_page_shift)
-		return err_set(err, EOPNOTSUPP, "the stub's guard page needs the kernel's page size, which its Image "
-			       "header does not give");
-	if (!pgd || elf_vaddr_to_paddr(elf, pgd, &pgd_pa) || !at)
-		return err_set(err, ENOENT, "the kernel's symbols name no swapper_pg_dir or __primary_switched: the "
-			       "stub's guard page cannot be mapped");
-	if (code_va & ((1ULL << hq->a64_page_shift) - 1))
-		return err_set(err, EINVAL, "_end (%#llx) is not aligned to the kernel's %u KiB pages",
-			       (unsigned long long)code_va, 1u << (hq->a64_page_shift - 10));
-	hq->guard_bp = at;
-	hq->guard_va = code_va;
-	hq->guard_pa = hq_real(hq, code_pa);
-	hq->guard_root = hq_real(hq, pgd_pa);
-	return 0;
-}
-
 static uint64_t *hq_table(void *opaque, uint64_t pa, uint64_t bytes)
 {
 	return qvm_gpa_ptr(((struct host_qemu *)opaque)->q, pa, bytes);
 }
 
+/* arm64 6.9 on, at guard.bp: the guard page's entry in the kernel's tables, then read back through vCPU cpu. */
 int hq_guard_map_now(struct host_qemu *hq, unsigned cpu, struct errbuf *err)
 {
-	unsigned shift = hq->a64_page_shift, bits;
-	uint64_t page = 1ULL << shift, *prev, *pte, entry;
-	const uint8_t *stub = qvm_gpa_ptr(hq->q, hq->guard_pa, 16);
+	const uint8_t *stub = qvm_gpa_ptr(hq->q, hq->guard.pa, 16);
 	uint8_t back[16];
+	unsigned bits;
 	int rc;
 
-	hq->guard_bp = 0;
-	bits = a64_find_va_bits(hq_table, hq, hq->guard_root, shift, hq->guard_va - page, hq->guard_pa - page);
-	if (!bits || a64_walk_pte(hq_table, hq, hq->guard_root, shift, bits, hq->guard_va - page, &prev))
-		return err_set(err, ENOENT, "the kernel's tables at swapper_pg_dir do not map its last page to where "
-			       "it was loaded: the stub's guard page at _end cannot be mapped");
-	if (a64_walk_pte(hq_table, hq, hq->guard_root, shift, bits, hq->guard_va, &pte))
-		return err_set(err, ENOENT, "the kernel's last page table ends at _end (%#llx): the stub's guard page "
-			       "has no entry to take", (unsigned long long)hq->guard_va);
-	if (*pte & A64_DESC_VALID)
-		return err_set(err, EEXIST, "the kernel maps the page at _end itself: it is not a guard page");
-	if (!(entry = a64_pte_rox_like(*prev, hq->guard_pa, shift)))
-		return err_set(err, EINVAL, "the kernel's entry for its last page (%#llx) is not a page entry",
-			       (unsigned long long)*prev);
-	*pte = entry;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if ((rc = a64_guard_map_now(&hq->guard, hq_table, hq, &bits, err)))
+		return rc;
 	/* Through the vCPU's own translation: the stub's first bytes must read back at _end. */
-	if (!stub || (rc = qvm_read_virt_on(hq->q, cpu, hq->guard_va, back, sizeof(back), err)))
+	if (!stub || (rc = qvm_read_virt_on(hq->q, cpu, hq->guard.va, back, sizeof(back), err)))
 		return stub ? rc : err_set(err, ERANGE, "the stub's guard page is outside guest RAM");
 	if (memcmp(stub, back, sizeof(back)))
 		return err_set(err, EFAULT, "the stub's guard page at _end does not read back as the stub through the "
 			       "kernel's tables (%u-bit VAs)", bits);
 	log_info("qemu: the stub's guard page at %#llx mapped in the kernel's own tables (%u-bit VAs, %u KiB pages)",
-		 (unsigned long long)hq->guard_va, bits, 1u << (shift - 10));
-	return 0;
-}
-
-static int hq_guard_map(struct host_qemu *hq, const struct symtab *syms, const struct elf_image *elf,
-			uint64_t code_va, uint64_t code_pa, uint64_t tables_pa, struct errbuf *err)
-{
-	uint64_t pgd_va = guest_sym(syms, "swapper_pg_dir"), pgd_pa, *table;
-	unsigned shift, levels;
-
-	if (guest_sym(syms, "__pi_early_map_kernel"))
-		return hq_guard_map_later(hq, syms, elf, code_va, code_pa, err);
-	if (hq->a64_page_shift != 12)
-		return err_set(err, EOPNOTSUPP, "the stub's guard page needs a kernel with 4 KiB pages (its Image header "
-			       "says otherwise)");
-	if (hq->va_bits != 39 && hq->va_bits != 48)
-		return err_set(err, EOPNOTSUPP, "the stub's guard page needs 39- or 48-bit kernel VAs (this kernel: %u)",
-			       hq->va_bits);
-	if (!pgd_va || elf_vaddr_to_paddr(elf, pgd_va, &pgd_pa))
-		return err_set(err, ENOENT, "the kernel's symbols name no swapper_pg_dir: the stub's guard page "
-			       "cannot be mapped");
-	levels = hq->va_bits == 48 ? 4 : 3;
-	shift = 12 + 9 * (levels - 1);
-	table = hq_gpa_ptr(&hq->h, pgd_pa, 4096);
-	if (!table || !hq_gpa_ptr(&hq->h, tables_pa, 4096ULL * (levels - 1)))
-		return err_set(err, ERANGE, "swapper_pg_dir or the stub's tables are outside guest RAM");
-	if (table[(code_va >> shift) & 511])
-		return err_set(err, EEXIST, "swapper_pg_dir's entry for the kernel image is not empty in the image: "
-			       "the stub's guard page cannot be mapped");
-	for (; shift > 12; shift -= 9, tables_pa += 4096) {
-		uint64_t *next = hq_gpa_ptr(&hq->h, tables_pa, 4096);
-
-		memset(next, 0, 4096);
-		table[(code_va >> shift) & 511] = hq_real(hq, tables_pa) | A64_DESC_TABLE;
-		table = next;
-	}
-	table[(code_va >> 12) & 511] = hq_real(hq, code_pa) | A64_PTE_ROX;
+		 (unsigned long long)hq->guard.va, bits, 1u << (hq->guard.page_shift - 10));
 	return 0;
 }
 
@@ -357,13 +255,14 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 			log_info("qemu: no padding below %s (no STRICT_KERNEL_RWX): the stub goes past the image's end, "
 				 "in its last 2 MiB block", ps->code_end);
 		} else {
-			if ((rc = hq_guard_map(hq, syms, elf, code, code_pa, code_pa + 4096, err)))
+			if ((rc = a64_guard_plan(&hq->guard, syms, elf, hq->a64_page_shift, hq->va_bits, code, code_pa,
+						 code_pa + 4096, hq_real(hq, 0), hq_table, hq, err)))
 				return rc;
 			if (elf_vaddr_to_paddr(elf, data, &data_pa))
 				return err_set(err, ENOENT, "the stub's rings are outside the loaded kernel");
 			log_info("qemu: no %u bytes of padding below %s: the stub goes in the guard page at %s, mapped "
 				 "by %s; a full ring waits in the stub for the host to drain it", STUB_CODE_ROOM,
-				 ps->code_end, ps->code_guard, hq->guard_bp ?
+				 ps->code_end, ps->code_guard, hq->guard.bp ?
 				 "the host in the kernel's own tables once it has built them" :
 				 "page tables vmmtrace adds to swapper_pg_dir");
 			hq->doorbell_waits = 1;
@@ -382,7 +281,7 @@ int hq_stub_install(struct host *h, const struct elf_image *elf, const struct sy
 	if (place == GUEST_CODE_PADDING_PAGE && (rc = hq_doorbell_off_page(hq, elf, syms, r->code, code, code_pa, err)))
 		return rc;
 	/* Whatever the tracer asks for: the guard page's breakpoint is the host's own. */
-	if (hq->guard_bp && (rc = hq_sync_breaks(hq, err)))
+	if (hq->guard.bp && (rc = hq_sync_breaks(hq, err)))
 		return rc;
 	memset(r->data, 0, data_size);
 	r->code_va = code;

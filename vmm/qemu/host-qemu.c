@@ -214,8 +214,8 @@ int hq_sync_breaks(struct host_qemu *hq, struct errbuf *err)
 
 	if (hq->doorbell)
 		next[n++] = hq->doorbell;
-	if (hq->guard_bp && !hq_has(next, n, hq->guard_bp))
-		next[n++] = hq->guard_bp;
+	if (hq->guard.bp && !hq_has(next, n, hq->guard.bp))
+		next[n++] = hq->guard.bp;
 	for (unsigned i = 0; i < 3; i++)
 		if (hq->end_bp[i] && !hq_has(next, n, hq->end_bp[i]))
 			next[n++] = hq->end_bp[i];
@@ -438,7 +438,7 @@ static int hq_dispatch(struct host_qemu *hq, const struct qvm_stop *st, struct e
 
 	if (hq->doorbell && st->pc == hq->doorbell)
 		return hq_doorbell(hq, st, err);
-	if (hq->guard_bp && st->pc == hq->guard_bp) {
+	if (hq->guard.bp && st->pc == hq->guard.bp) {
 		/* Once, before any traced call: the guard page mapped, the breakpoint gone unless the tracer wants it. */
 		if ((rc = hq_guard_map_now(hq, st->cpu, err)) || (rc = hq_sync_breaks(hq, err)))
 			return rc;

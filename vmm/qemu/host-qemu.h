@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "vmm/guest/a64-guard.h"
 #include "vmm/host/console.h"
 #include "vmm/host/host.h"
 #include "vmm/qemu/qemu-vm.h"
@@ -126,10 +127,10 @@ struct host_qemu {
 	unsigned a64_page_shift;	/* an arm64 Image's page size, from its header (0: not said) */
 	/*
 	 * arm64 kernels that map themselves from C (6.9 on): the host maps the
-	 * stub's guard page at guard_va to guard_pa in the kernel's own tables
-	 * when a vCPU first reaches guard_bp (0: nothing left to map).
+	 * stub's guard page in the kernel's own tables when a vCPU first
+	 * reaches guard.bp (vmm/guest/a64-guard.h; 0: nothing left to map).
 	 */
-	uint64_t guard_bp, guard_va, guard_pa, guard_root;	/* guard_pa, guard_root (swapper_pg_dir): QEMU's */
+	struct a64_guard guard;
 	uint64_t memstart_pa;
 	unsigned va_bits;
 };
