@@ -29,7 +29,10 @@
 #   host, `vmmtrace nmi` is refused in one line, ATTACH_CYCLES (20)
 #   attach/detach cycles with attach_cycles's globs, every window exact
 #   (attach_check.py), the slots' bytes back after the last detach,
-#   `vmmtrace stop` ends it with 0.
+#   `vmmtrace stop` ends it with 0;
+# - --event 'kvm:*': the PL011's probe as MMIO exits between the function
+#   events; --handshake with no --trace runs to the reboot with nothing
+#   lost (its rings leave the init data at the hand-over all the same).
 # tests/e2e/arm64-kvm-full.sh (the long tier) traces every function of a
 # whole boot on 2 vCPUs.
 . "$(dirname "$0")/../lib.sh"
@@ -93,6 +96,14 @@ timeout 120 vmmtrace boot --host kvm Image --cmdline-replace "console=ttyAMA3 pa
 	--trace panic --trace kernel_init --trace try_to_run_init_process --console panic.con >panic.out 2>panic.err
 echo \$? >panic.rc
 phase panic
+# VM exits on the functions' clock; --handshake with no --trace (the rings must still leave the init data).
+timeout 120 vmmtrace boot --host kvm Image --initrd initramfs-arm64.cpio --event 'kvm:*' --trace start_kernel \
+	--trace rest_init -o ev.txt --console ev.con </dev/null >ev.out 2>ev.err
+echo \$? >ev.rc
+timeout 120 vmmtrace boot --host kvm Image --initrd initramfs-arm64.cpio --handshake --console hs.con \
+	</dev/null >hs.out 2>hs.err
+echo \$? >hs.rc
+phase events
 # --graph --retval: the boot's early functions and argcall's system calls.
 g=
 for f in $GFUNCS; do g="\$g --trace \$f"; done
@@ -203,6 +214,24 @@ got=$(last_function panic.err)
 check "panic: the last function event is the call of panic from kernel_init (${got:-none})" [ "$got" = "panic <-kernel_init" ]
 check "panic: the console holds no kernel line (console= a UART the board lacks)" \
 	eval "! grep -qE '^\[ *[0-9]+\.[0-9]+\]|Linux version' panic.con"
+
+# --event 'kvm:*': the PL011's ID registers read as MMIO exits (the AMBA
+# bus's probe), on the clock of the function events around them.
+first=$(grep -n ' kvm_mmio: mmio read len 4 gpa 0x9000fe0 val 0x11 ' ev.txt | head -1 | cut -d: -f1)
+sk=$(grep -n ': start_kernel <-' ev.txt | cut -d: -f1)
+ri=$(grep -n ': rest_init <-' ev.txt | cut -d: -f1)
+check "--event 'kvm:*': status 0 (got $(cat ev.rc)), the guest's reboot ended it" \
+	eval "[ \$(cat ev.rc) = 0 ] && grep -q '^vmmtrace: guest rebooted' ev.err"
+check "--event 'kvm:*': the PL011's probe as MMIO exits (PrimeCell ID 0x11 at 0x9000fe0), after start_kernel and rest_init (lines $sk, $ri, $first)" \
+	eval "[ -n '$first' ] && [ -n '$sk' ] && [ -n '$ri' ] && [ '$sk' -lt '$first' ] && [ '$ri' -lt '$first' ]"
+# Whether a text trace's timestamps never go back.
+monotonic() {
+	grep -v '^#' "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t < last) bad++; last = t; break } }
+		END { exit bad > 0 }'
+}
+check "--event 'kvm:*': the timestamps never go back ($(grep -vc '^#' ev.txt) lines)" monotonic ev.txt
+check "--handshake alone: status 0 (got $(cat hs.rc)); its rings left the init data: nothing lost, nothing rejected" \
+	eval "[ \$(cat hs.rc) = 0 ] && grep -q '^vmmtrace: trace: 0 events .* 0 dropped' hs.err && ! grep -q rejected hs.err"
 
 # --graph --retval on 2 vCPUs.
 check "graph: status 0 (got $(cat graph.rc)), both steps passed" \

@@ -54,6 +54,8 @@ int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err);
  * mapped. The vCPUs are paused, or it is the calling vCPU's own.
  */
 int a64_translate_any(struct vm *vm, uint64_t va, uint64_t *pa);
+/* Guest RAM as the page-table walks read it (a64_table_fn; opaque: the struct vm). */
+uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes);
 
 /* The device tree for the VM (libfdt): *out malloc'ed, *len its size. */
 int a64_fdt(const struct vm *vm, uint64_t initrd, uint64_t initrd_size, void **out, size_t *len,

@@ -21,11 +21,6 @@
 #include "vmm/kvm/vm.h"
 #include "vmm/util/log.h"
 
-static uint64_t *a64_table_of(void *opaque, uint64_t pa, uint64_t bytes)
-{
-	return vm_gpa_ptr(opaque, pa, bytes);
-}
-
 /*
  * DBGBCR<n>_EL1 for an unlinked address match at EL1 and EL0 (Arm ARM
  * D13.3.2): E (bit 0), PMC = 0b11 (bits 2:1), BAS = 0b1111 (bits 8:5, as
@@ -113,7 +108,7 @@ static void a64_guard_now(struct vcpu *vcpu)
 	struct errbuf err = { "" };
 	unsigned bits = 0;
 	uint64_t pa = 0;
-	int rc = a64_guard_map_now(&s->guard, a64_table_of, vcpu->vm, &bits, &err);
+	int rc = a64_guard_map_now(&s->guard, a64_table, vcpu->vm, &bits, &err);
 
 	if (!rc && (a64_translate_any(vcpu->vm, s->guard.va, &pa) || pa != s->guard.pa))
 		rc = err_set(&err, EFAULT, "the stub's guard page at _end (%#llx) does not lead to the stub through the "

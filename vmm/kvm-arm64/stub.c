@@ -57,7 +57,7 @@ static int a64_place(struct vm *vm, const struct elf_image *elf, const struct sy
 	return guest_stub_place(IMAGE_ARCH_ARM64, elf, syms, s->area_size != 0, s->past_end_size, pl, err);
 }
 
-static uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes)
+uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes)
 {
 	return vm_gpa_ptr(opaque, pa, bytes);
 }

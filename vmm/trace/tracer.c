@@ -379,12 +379,14 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 		log_info("not traceable: the kernel runs some functions before its MMU is on (%s...)",
 			 t->guest->before_mmu[0]);
 	/*
-	 * The ftrace_init hand-over and free_initmem concern slots only: a
-	 * boot that can never have one (VM events alone, --stop-at alone, no
+	 * The ftrace_init hand-over and free_initmem concern slots, and rings
+	 * in memory the guest frees (arm64: its init data), which must move
+	 * at the hand-over before the guest reuses it, slots or not: a boot
+	 * that has neither (x86_64 with VM events alone, --stop-at alone, no
 	 * control socket) arms neither, and keeps guest debugging off unless
 	 * --stop-at or --flight-recorder need it.
 	 */
-	if (cfg->n_include || cfg->live) {
+	if (cfg->n_include || cfg->live || t->stub.data_must_move) {
 		t->ftrace_init = tracer_text_symbol(t, "ftrace_init");
 		t->free_initmem = tracer_text_symbol(t, "free_initmem");
 		t->guest_ftrace = tracer_text_symbol(t, "ftrace_modify_all_code");
