@@ -30,6 +30,8 @@
 #   attach/detach cycles with attach_cycles's globs, every window exact
 #   (attach_check.py), the slots' bytes back after the last detach,
 #   `vmmtrace stop` ends it with 0;
+# - the seccomp sandbox: every thread filtered while the guest runs, a
+#   forbidden open fails with EPERM, execve kills with SIGSYS;
 # - --event 'kvm:*': the PL011's probe as MMIO exits between the function
 #   events; --handshake with no --trace runs to the reboot with nothing
 #   lost (its rings leave the init data at the hand-over all the same).
@@ -104,6 +106,12 @@ timeout 120 vmmtrace boot --host kvm Image --initrd initramfs-arm64.cpio --hands
 	</dev/null >hs.out 2>hs.err
 echo \$? >hs.rc
 phase events
+# The sandbox on arm64 (its hidden self-test): a forbidden open fails with EPERM, execve kills with SIGSYS.
+for t in eperm kill; do
+	VMMTRACE_SANDBOX_SELFTEST=\$t timeout 120 vmmtrace boot --host kvm Image --trace start_kernel --stop-at kernel_init \
+		-v </dev/null >sb-\$t.out 2>sb-\$t.err
+	echo \$? >sb-\$t.rc
+done
 # --graph --retval: the boot's early functions and argcall's system calls.
 g=
 for f in $GFUNCS; do g="\$g --trace \$f"; done
@@ -125,6 +133,7 @@ until grep -q 'mark-loop: running cpu=0' att.con 2>/dev/null && grep -q 'mark-lo
 	sleep 0.5
 done
 vmmtrace status vt.sock >status0 2>&1
+grep -h '^Seccomp:' /proc/\$vt/task/*/status >seccomp.txt
 vmmtrace nmi vt.sock >nmi.out 2>nmi.err
 echo \$? >nmi.rc
 p=__arm64_sys_
@@ -153,9 +162,10 @@ vmmtrace stop vt.sock >stop.out 2>&1
 echo \$? >stop.rc
 wait \$vt
 echo \$? >att.rc
+if [ -S vt.sock ]; then echo left; else echo gone; fi >sock.txt
 phase attach
 ls -la boot.raw >&2
-tar czf - *.txt *.out *.err *.rc *.con *.raw w*.* status0 status1
+tar czf - *.txt *.out *.err *.rc *.con *.raw w*.* status0 status1 seccomp.txt sock.txt
 EOF
 
 start=$(date +%s)
@@ -233,6 +243,12 @@ check "--event 'kvm:*': the timestamps never go back ($(grep -vc '^#' ev.txt) li
 check "--handshake alone: status 0 (got $(cat hs.rc)); its rings left the init data: nothing lost, nothing rejected" \
 	eval "[ \$(cat hs.rc) = 0 ] && grep -q '^vmmtrace: trace: 0 events .* 0 dropped' hs.err && ! grep -q rejected hs.err"
 
+# The sandbox.
+check "sandbox: -v says it is on; a forbidden open under it failed with EPERM and the boot went on (status $(cat sb-eperm.rc))" \
+	eval "[ \$(cat sb-eperm.rc) = 0 ] && grep -q '^vmmtrace: info: sandbox on: seccomp filter on every thread' sb-eperm.err &&
+	      grep -q 'sandbox self-test: open(\"/etc/passwd\") Operation not permitted' sb-eperm.err"
+check "sandbox: execve() under it killed vmmtrace with SIGSYS (status 159, got $(cat sb-kill.rc))" [ "$(cat sb-kill.rc)" = 159 ]
+
 # --graph --retval on 2 vCPUs.
 check "graph: status 0 (got $(cat graph.rc)), both steps passed" \
 	eval "[ \$(cat graph.rc) = 0 ] && grep -q '^VMMTRACE-INIT: done passed=2 failed=0' graph.con"
@@ -244,6 +260,8 @@ check "graph: $want getpriority returns, each 20 (the loops' and argcall's; got 
 # Live attach.
 check "attach: the boot reached markloop on both vCPUs" \
 	eval "grep -q 'mark-loop: running cpu=0' att.con && grep -q 'mark-loop: running cpu=1' att.con"
+check "attach: every thread of the running vmmtrace is in seccomp filter mode ($(grep -c . seccomp.txt) threads)" \
+	eval "[ \$(grep -c . seccomp.txt) -ge 3 ] && ! grep -qv '^Seccomp:[[:space:]]*2\$' seccomp.txt"
 check "attach: status names the KVM host and both vCPUs" \
 	eval "grep -qx 'host: KVM' status0 && [ \$(grep -c '^vcpu [01]: ' status0) = 2 ]"
 check "attach: vmmtrace nmi is refused in one line (status $(cat nmi.rc)): arm64 has no NMI to give" \
@@ -255,6 +273,8 @@ check "attach: slot bytes after the last detach equal those before the first ($d
 check "attach: only the boot's own slot calls the stub after the last detach" grep -qx "slots calling the stub: 1" status1
 check "attach: vmmtrace stop ends the boot, status 0 (stop $(cat stop.rc), boot $(cat att.rc))" \
 	eval "[ \$(cat stop.rc) = 0 ] && [ \$(cat att.rc) = 0 ]"
+check "attach: the control socket's file is gone at the end (unlinkat, arm64's unlink, allowed by the sandbox)" \
+	grep -qx gone sock.txt
 check "attach: no record unfinished or lost; no oops, panic or warning in the guest" \
 	eval "! grep -qE 'unfinished|[1-9][0-9]* lost\\)' boot.err && ! grep -qE 'Oops|BUG:|Kernel panic|WARNING:|ftrace failed' att.con"
 # The boot's markers, recorded raw (a third of the text's bytes to bring back), as text here.

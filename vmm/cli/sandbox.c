@@ -134,6 +134,20 @@ static int sandbox_add_rules(scmp_filter_ctx ctx, unsigned *nallowed, struct err
 	if ((rc = sandbox_add(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, err)))
 		return rc;
 	*nallowed = SANDBOX_N(sandbox_allowed) + 3;	/* + ioctl, clone, openat */
+	/*
+	 * An arch with no unlink of its own (arm64: libseccomp gives the name a
+	 * pseudo number that matches nothing) removes the control socket with
+	 * unlinkat, which glibc's unlink() calls there, relative to the
+	 * working directory as unlink is.
+	 */
+	if (seccomp_syscall_resolve_name("unlink") < 0) {
+		/* The low 32 bits: glibc passes AT_FDCWD sign-extended to the register's 64. */
+		struct scmp_arg_cmp cwd = SCMP_A0_64(SCMP_CMP_MASKED_EQ, 0xffffffffULL, (uint32_t)AT_FDCWD);
+
+		if ((rc = sandbox_add(ctx, SCMP_ACT_ALLOW, "unlinkat", 1, &cwd, err)))
+			return rc;
+		++*nallowed;
+	}
 	return 0;
 }
 

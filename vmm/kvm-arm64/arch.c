@@ -385,8 +385,8 @@ int arch_vcpu_nmi_busy(struct vcpu *vcpu)
 	return 0;
 }
 
-/* The running VM's register reads and writes (diagnoses, the flight recorder, the doorbell), its breakpoints. */
-static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG, KVM_SET_GUEST_DEBUG };
+/* The running VM's register reads and writes (diagnoses, the flight recorder, the doorbell's return). */
+static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG };
 
 const unsigned long *arch_sandbox_ioctls(size_t *n)
 {
