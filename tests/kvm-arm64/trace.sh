@@ -35,6 +35,8 @@
 # - --event 'kvm:*': the PL011's probe as MMIO exits between the function
 #   events; --handshake with no --trace runs to the reboot with nothing
 #   lost (its rings leave the init data at the hand-over all the same).
+# Then a second run of the machine, booted with Debian's 6.12 arm64 kernel
+# as its host (KVM of today's kernels): the five in order and a loop.
 # tests/e2e/arm64-kvm-full.sh (the long tier) traces every function of a
 # whole boot on 2 vCPUs.
 . "$(dirname "$0")/../lib.sh"
@@ -288,4 +290,29 @@ check "attach: no record unfinished or lost; no oops, panic or warning in the gu
 "$VMMTRACE" report boot.raw --format text -o boot.trace 2>report.err
 check "attach: the boot's raw trace reads back here (status $?)" [ -s boot.trace ]
 TMPD=$TMPD/in ATTACH_MARKER=__arm64_sys_sched_get_priority_max ATTACH_TARGET=__arm64_sys_getpriority attach_windows_check 2
+
+# The same host on the KVM of Debian's 6.12 (the machine booted with it:
+# --kernel), what an arm64 machine runs today: the five in order, and a
+# loop's exact count through 32-record rings on 2 vCPUs.
+cat >"$TMPD/inside612.sh" <<EOF
+uname -r
+five="--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init --trace rest_init --stop-at kernel_init"
+timeout 100 vmmtrace boot Image \$five -o five.txt 2>five.err
+echo "five status \$?"
+grep -v '^#' five.txt | sed -nE 's/^ *swapper\/0-0 .*[0-9]: ([a-z_]+) <-.*/five \1/p'
+timeout 200 vmmtrace boot Image --cpus 2 --buffer-size 4K --initrd initramfs-arm64.cpio --trace __arm64_sys_getpriority \
+	--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" -o loop.txt </dev/null >loop.out 2>loop.err
+echo "loop status \$? events \$(grep -c ': __arm64_sys_getpriority <-' loop.txt)"
+tail -n 1 loop.err
+EOF
+"$MACHINE" --kernel "$STOCK612_A64" --file "$TMPD/inside612.sh" --file "$LEAN_A64" --file "${LEAN_A64%/Image}/vmlinux.btf" \
+	--file "$INITRAMFS_ARM64" -- sh inside612.sh >"$TMPD/out612" 2>"$TMPD/err612"
+rc=$?
+sed 's/^/INFO: 6.12 host: /' "$TMPD/out612"
+want=$(sed -n "s/^REFERENCE arm64: //p" "$TMPD/reference")
+got=$(grep -v '^five status' "$TMPD/out612" | sed -n 's/^five //p' | tr '\n' ' ' | sed 's/ $//')
+check "on Debian 6.12's KVM (status $rc): the machine runs 6.12, the five in QEMU's order ($got), with no --host" \
+	eval "[ $rc = 0 ] && grep -q '^6\.12\.' '$TMPD/out612' && grep -qx 'five status 0' '$TMPD/out612' && [ '$got' = '$want' ]"
+check "on Debian 6.12's KVM: $((2 * LOOPS)) getpriority events through 32-record rings on 2 vCPUs, nothing dropped" \
+	eval "grep -qx 'loop status 0 events $((2 * LOOPS))' '$TMPD/out612' && grep -qE '^vmmtrace: trace: .* 0 dropped' '$TMPD/out612'"
 finish
