@@ -42,6 +42,11 @@ int arch_guest_arch(void)
 	return IMAGE_ARCH_ARM64;
 }
 
+const char *arch_name(void)
+{
+	return "arm64";
+}
+
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 {
 	int rc = image_require_arch(img, IMAGE_ARCH_ARM64, err);

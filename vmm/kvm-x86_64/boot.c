@@ -35,6 +35,11 @@ int arch_guest_arch(void)
 	return IMAGE_ARCH_X86_64;
 }
 
+const char *arch_name(void)
+{
+	return "x86_64";
+}
+
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 {
 	return image_require_arch(img, IMAGE_ARCH_X86_64, err);

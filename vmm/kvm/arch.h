@@ -36,8 +36,9 @@ const struct cmdline_opt *arch_traced_cmdline(void);
 /* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
 const struct cmdline_opt *arch_fast_boot_cmdline(void);
 
-/* The guest arch (enum image_arch) this host arch boots (image_arch_name names it). */
+/* The guest arch (enum image_arch) this host arch boots, and its name ("x86_64"). */
 int arch_guest_arch(void);
+const char *arch_name(void);
 /* 0 when this host arch boots img, else -ENOEXEC with a line naming it. */
 int arch_kernel_check(const struct kernel_image *img, struct errbuf *err);
 /* Console input for the guest's UART: how many of len bytes it took (0: its buffer is full). */

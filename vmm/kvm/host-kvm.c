@@ -8,7 +8,6 @@
 
 #include "proto/trace.h"
 #include "vmm/host/host-exits.h"
-#include "vmm/image/image.h"
 #include "vmm/kvm/arch.h"
 #include "vmm/kvm/host-kvm.h"
 #include "vmm/kvm/kvm.h"
@@ -534,7 +533,7 @@ int host_kvm_create(struct host **out, const struct host_boot *b, struct errbuf 
 		return rc;
 	if (b->traced && !arch_slot_ops())
 		return err_set(err, EOPNOTSUPP, "vmmtrace's own KVM host does not trace %s kernels yet: use --host qemu",
-			       image_arch_name(arch_guest_arch()));
+			       arch_name());
 	if (b->ncpus > HOST_KVM_MAX_CPUS)
 		return err_set(err, EINVAL, "--cpus %u: the KVM host runs at most %d vCPUs", b->ncpus, HOST_KVM_MAX_CPUS);
 	if (!(hk = calloc(1, sizeof(*hk))))
