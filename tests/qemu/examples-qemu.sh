@@ -6,7 +6,7 @@
 # default host, KVM where /dev/kvm opens: here they are given `--host qemu`
 # (through a wrapper that adds it to `vmmtrace boot`), which boots in
 # seconds where this project's KVM hosts take minutes; their features run
-# on KVM in tests/kvm/answers.sh and hosts-x86.sh. tests/kvm/examples.sh
+# on KVM in tests/e2e/answers-kvm.sh and hosts-x86.sh. tests/kvm/examples.sh
 # runs the examples that need KVM.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"
