@@ -251,6 +251,13 @@ monotonic() {
 check "--event 'kvm:*': the timestamps never go back ($(grep -vc '^#' ev.txt) lines)" monotonic ev.txt
 check "--handshake alone: status 0 (got $(cat hs.rc)); its rings left the init data: nothing lost, nothing rejected" \
 	eval "[ \$(cat hs.rc) = 0 ] && grep -q '^vmmtrace: trace: 0 events .* 0 dropped' hs.err && ! grep -q rejected hs.err"
+# This machine's KVM (Debian's 6.1) has no SMCCC filter: it answers PSCI itself, which is said, never faked.
+check "--event 'kvm:*' on 6.1's KVM: said once that it answers PSCI and SMCCC itself; no hypercall made up" \
+	eval "[ \$(grep -c '^vmmtrace: warning: kvm:hypercall: this host.s KVM has no SMCCC filter .*: no hypercall events are recorded' ev.err) = 1 ] &&
+	      ! grep -q kvm_hvc_arm64 ev.txt"
+check "--handshake on 6.1's KVM: arm64's table says in one line why no call is known, with no warning" \
+	eval "grep -q '^vmmtrace: handshake: arm64, SMCCC calls to the hypervisor: not recorded: this host.s KVM has no SMCCC filter' hs.err &&
+	      ! grep -q 'warning: kvm:' hs.err"
 
 # The sandbox.
 check "sandbox: -v says it is on; a forbidden open under it failed with EPERM and the boot went on (status $(cat sb-eperm.rc))" \
@@ -293,8 +300,13 @@ TMPD=$TMPD/in ATTACH_MARKER=__arm64_sys_sched_get_priority_max ATTACH_TARGET=__a
 
 # The same host on the KVM of Debian's 6.12 (the machine booted with it:
 # --kernel), what an arm64 machine runs today: the five in order, and a
-# loop's exact count through 32-record rings on 2 vCPUs.
+# loop's exact count through 32-record rings on 2 vCPUs. Its SMCCC filter
+# brings PSCI to vmmtrace, which answers it: Debian's 6.12 as the guest on 2
+# vCPUs with --event 'kvm:*' and --handshake, CPU 1 taken offline and back
+# (PSCI CPU_OFF, AFFINITY_INFO, CPU_ON), then the getpriority loop on both.
+HCLOOPS=500
 cat >"$TMPD/inside612.sh" <<EOF
+exec 3>&1 >out612 2>&1
 uname -r
 five="--trace start_kernel --trace setup_arch --trace trap_init --trace sched_init --trace rest_init --stop-at kernel_init"
 timeout 100 vmmtrace boot Image \$five -o five.txt 2>five.err
@@ -304,15 +316,79 @@ timeout 200 vmmtrace boot Image --cpus 2 --buffer-size 4K --initrd initramfs-arm
 	--cmdline "vmmtrace.steps=syscall-loop vmmtrace.loops=$LOOPS vmmtrace.loop_cpus=2" -o loop.txt </dev/null >loop.out 2>loop.err
 echo "loop status \$? events \$(grep -c ': __arm64_sys_getpriority <-' loop.txt)"
 tail -n 1 loop.err
+h=
+for f in psci_dt_init kvm_init_hyp_services smp_init_cpus cpu_psci_cpu_boot cpu_psci_cpu_die notify_cpu_starting \
+	__arm64_sys_getpriority; do h="\$h --trace \$f"; done
+timeout 300 vmmtrace boot stock612-arm64-Image --cpus 2 --initrd initramfs-arm64.cpio --event 'kvm:*' --handshake \$h \
+	--cmdline "vmmtrace.steps=cpu-hotplug,syscall-loop vmmtrace.loops=$HCLOOPS vmmtrace.loop_cpus=2" -o hc.raw \
+	--console hc.con </dev/null >hc.out 2>hc.err
+echo \$? >hc.rc
+tar czf - out612 hc.raw hc.con hc.err hc.rc >&3
 EOF
 "$MACHINE" --kernel "$STOCK612_A64" --file "$TMPD/inside612.sh" --file "$LEAN_A64" --file "${LEAN_A64%/Image}/vmlinux.btf" \
-	--file "$INITRAMFS_ARM64" -- sh inside612.sh >"$TMPD/out612" 2>"$TMPD/err612"
+	--file "$STOCK612_A64" --file "$INITRAMFS_ARM64" -- sh inside612.sh >"$TMPD/out612.tgz" 2>"$TMPD/err612"
 rc=$?
-sed 's/^/INFO: 6.12 host: /' "$TMPD/out612"
+mkdir -p "$TMPD/in612"
+tar xzf "$TMPD/out612.tgz" -C "$TMPD/in612" 2>/dev/null
+cd "$TMPD/in612" || finish
+touch out612 hc.rc hc.err hc.con hc.raw
+sed 's/^/INFO: 6.12 host: /' out612
 want=$(sed -n "s/^REFERENCE arm64: //p" "$TMPD/reference")
-got=$(grep -v '^five status' "$TMPD/out612" | sed -n 's/^five //p' | tr '\n' ' ' | sed 's/ $//')
+got=$(grep -v '^five status' out612 | sed -n 's/^five //p' | tr '\n' ' ' | sed 's/ $//')
 check "on Debian 6.12's KVM (status $rc): the machine runs 6.12, the five in QEMU's order ($got), with no --host" \
-	eval "[ $rc = 0 ] && grep -q '^6\.12\.' '$TMPD/out612' && grep -qx 'five status 0' '$TMPD/out612' && [ '$got' = '$want' ]"
+	eval "[ $rc = 0 ] && grep -q '^6\.12\.' out612 && grep -qx 'five status 0' out612 && [ '$got' = '$want' ]"
 check "on Debian 6.12's KVM: $((2 * LOOPS)) getpriority events through 32-record rings on 2 vCPUs, nothing dropped" \
-	eval "grep -qx 'loop status 0 events $((2 * LOOPS))' '$TMPD/out612' && grep -qE '^vmmtrace: trace: .* 0 dropped' '$TMPD/out612'"
+	eval "grep -qx 'loop status 0 events $((2 * LOOPS))' out612 && grep -qE '^vmmtrace: trace: .* 0 dropped' out612"
+sed -n '/^vmmtrace: handshake:/,$p' hc.err | sed 's/^/INFO: hc: /'
+check "PSCI answered by vmmtrace: status 0 (got $(cat hc.rc)), CPU 1 offline and online again, the loop passed, no kernel warning" \
+	eval "[ \$(cat hc.rc) = 0 ] && grep -q '^VMMTRACE-RESULT cpu-hotplug PASS 1 CPUs off and on' hc.con &&
+	      grep -q '^VMMTRACE-INIT: done passed=2 failed=0' hc.con && ! grep -qE 'Oops|BUG:|WARNING:|Kernel panic' hc.con &&
+	      ! grep -q 'warning: kvm:hypercall' hc.err"
+"$VMMTRACE" report hc.raw -o hc.txt 2>hc.report.err
+got=$(grep -c ': __arm64_sys_getpriority <-' hc.txt)
+check "PSCI answered by vmmtrace: $((2 * HCLOOPS)) getpriority calls after CPU 1 came back ($got), nothing lost" \
+	eval "[ '$got' = $((2 * HCLOOPS)) ] && grep -q '^vmmtrace: trace: .* 0 dropped (0 by the stub, 0 lost)' hc.err"
+# The calls and the functions around them, in trace order: NAME(ARG)=ANSWER@CPU or function@CPU.
+grep -v '^#' hc.txt | grep -v getpriority | sed -nE \
+	-e 's/.*\[0*([0-9]+)\] .* kvm_hvc_arm64: HVC at 0x[0-9a-f]+ \(r0: 0x[0-9a-f]+\) (.*) = ([^[]*[^[ ]) \[.*/\2=\3@\1/p' \
+	-e 's/.*\[0*([0-9]+)\] .*[0-9]: ([a-z_0-9]+) <-.*/\2@\1/p' | tr ' ' '_' >seq
+sed 's/^/INFO: hc seq: /' seq
+# seq_has LINE...: these lines, one after another, somewhere in seq.
+seq_has() {
+	awk -v want="$*" 'BEGIN { n = split(want, w, " ") } { s[NR] = $0 }
+		END { for (i = 1; i + n - 1 <= NR; i++) { for (j = 1; j <= n && s[i + j - 1] == w[j]; j++); if (j > n) exit 0 } exit 1 }' seq
+}
+check "the guest's PSCI and SMCCC discovery between psci_dt_init and smp_init_cpus: version 1.1, SMCCC_VERSION's feature, KVM's UID and services" \
+	seq_has psci_dt_init@0 'PSCI_VERSION()=1.1@0' 'PSCI_MIGRATE_INFO_TYPE()=NOT_PRESENT_MP@0' \
+		'PSCI_FEATURES(SMCCC_VERSION)=SUCCESS@0' 'PSCI_FEATURES(PSCI_CPU_SUSPEND)=SUCCESS@0' \
+		'PSCI_FEATURES(PSCI_SYSTEM_SUSPEND)=NOT_SUPPORTED@0' 'PSCI_FEATURES(PSCI_SYSTEM_RESET2)=SUCCESS@0' \
+		kvm_init_hyp_services@0 'VENDOR_HYP_CALL_UID()=KVM@0' 'KVM_FEATURES()=0x3_FEATURES_PTP@0' smp_init_cpus@0
+check "PSCI CPU_ON for CPU 1 between cpu_psci_cpu_boot on CPU 0 and CPU 1's first function, at boot and back online" \
+	eval "[ \$(grep -c '^PSCI_CPU_ON(0x1,_...)=SUCCESS@0\$' seq) = 2 ] &&
+	      seq_has cpu_psci_cpu_boot@0 'PSCI_CPU_ON(0x1,_...)=SUCCESS@0' notify_cpu_starting@1"
+# CPU 0's AFFINITY_INFO and CPU 1's CPU_OFF may sort either way: each is
+# stamped after its exit, and the two vCPUs' exits are that close.
+check "CPU 1 offline: cpu_psci_cpu_die then PSCI CPU_OFF on CPU 1, AFFINITY_INFO on CPU 0 answered OFF, then CPU_ON brings it back" \
+	eval "[ \"\$(grep -xE 'cpu_psci_cpu_die@1|PSCI_CPU_OFF\\(\\)=no_return@1' seq | tr '\\n' ' ')\" = 'cpu_psci_cpu_die@1 PSCI_CPU_OFF()=no_return@1 ' ] &&
+	      grep -qx 'PSCI_AFFINITY_INFO(0x1,_...)=OFF@0' seq &&
+	      [ \$(sed -n '/^PSCI_CPU_OFF/,\$p' seq | grep -c '^PSCI_CPU_ON(0x1,_...)=SUCCESS@0\$') = 1 ]"
+check "steal time asked and refused (no area given to KVM); the reboot a PSCI SYSTEM_RESET, last" \
+	eval "grep -qx 'PV_TIME_FEATURES(PV_TIME_ST)=NOT_SUPPORTED@0' seq && [ \"\$(tail -n 1 seq)\" = 'PSCI_SYSTEM_RESET()=no_return@0' ]"
+check "--handshake: arm64's table, PSCI 1.1 and KVM's services in its header, CPU_ON twice, what the guest asked of each" \
+	eval "grep -q '^vmmtrace: handshake: arm64, SMCCC calls to the hypervisor: [0-9]*; PSCI 1.1; KVM vendor services 0x3 FEATURES PTP' hc.err &&
+	      grep -qE '^  PSCI_CPU_ON +0xc4000003 2 .* 0x1 -> SUCCESS\$' hc.err &&
+	      grep -qE '^  PSCI_FEATURES +0x8400000a 1 .* SMCCC_VERSION -> SUCCESS\$' hc.err &&
+	      grep -qE '^  VENDOR_HYP_CALL_UID +0x8600ff01 1 .* kvm_init_hyp_services +-> KVM\$' hc.err"
+# trace.dat: trace-cmd reads the hypercalls as the host kernel's kvm_hvc_arm64 event.
+"$VMMTRACE" report hc.raw --format dat -o hc.dat 2>/dev/null
+n_text=$(grep -c ' kvm_hvc_arm64: ' hc.txt)
+if command -v trace-cmd >/dev/null; then
+	trace-cmd report -i hc.dat >hc.dat.txt 2>/dev/null
+	n_dat=$(grep -c 'kvm_hvc_arm64: *HVC at 0x[0-9a-f]\{16\} (r0: 0x[0-9a-f]\{16\}, imm: 0x0) x1 0x' hc.dat.txt)
+	check "trace-cmd report: the $n_text hypercalls of the text, each a kvm_hvc_arm64 event ($n_dat)" \
+		eval "[ '$n_text' -gt 10 ] && [ '$n_text' = '$n_dat' ] &&
+		      grep -q 'kvm_hvc_arm64: *HVC at .*(r0: 0x00000000c4000003, imm: 0x0) x1 0x1 = 0\$' hc.dat.txt"
+else
+	fail "trace-cmd is missing (scripts/prepare-tests.sh installs it)"
+fi
 finish

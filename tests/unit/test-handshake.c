@@ -6,11 +6,15 @@
  * caller, else the RIP), with which value; turned off again; written but
  * never on; faulted; features without an MSR; MSRs the table does not
  * know; and the line printed instead when no MSR event could be seen.
+ * arm64's table from kvm:hypercall events: one row per call and what it
+ * asked about, counted, with the PSCI version and KVM's services in the
+ * header; the line printed instead when no hypercall could be seen.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arm64/smccc.h"
 #include "tests/unit/check.h"
 #include "vmm/image/symtab.h"
 #include "vmm/output/handshake.h"
@@ -34,6 +38,17 @@ static struct ring_event cpuid(unsigned cpu, uint64_t fn, uint32_t a, uint32_t b
 	return (struct ring_event){
 		.cpu = (uint16_t)cpu, .ring = cpu, .func = fn, .parent = a | (uint64_t)b << 32,
 		.arg = c | (uint64_t)d << 32, .flags = vmev_flags(VMEV_CPUID, 0),
+	};
+}
+
+#define HVC_VA		0xffffffc00801a9ecull	/* __arm_smccc_hvc */
+#define HYP_VA		0xffffffc0082c90d8ull	/* kvm_init_hyp_services */
+
+static struct ring_event hvc(unsigned cpu, uint64_t ms, uint64_t pc, uint32_t fid, uint64_t x1, uint32_t ret)
+{
+	return (struct ring_event){
+		.tsc = ms * 1000000, .cpu = (uint16_t)cpu, .ring = cpu, .func = pc,
+		.parent = vmev_hypercall_pack(fid, ret), .arg = x1, .flags = vmev_flags(VMEV_HYPERCALL, 0),
 	};
 }
 
@@ -65,6 +80,79 @@ static char *table_of(struct handshake *h, const struct trace_meta *m, const cha
 	handshake_print(h, m, why_not, f);
 	fclose(f);
 	return text;
+}
+
+static char *smccc_table_of(struct handshake *h, const struct trace_meta *m, const char *why_not)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	handshake_print_smccc(h, m, why_not, f);
+	fclose(f);
+	return text;
+}
+
+/* arm64: a boot's SMCCC calls, a CPU taken offline and back, and a host that forwards none. */
+static void test_smccc(void)
+{
+	struct symtab syms;
+	struct trace_meta meta = { .syms = &syms, .tsc_khz = 1000000, .ncpus = 2 };
+	struct handshake *h = handshake_new();
+	char line[512], *t;
+	const uint32_t on = A64_PSCI_FN64(A64_PSCI_CPU_ON), features = A64_PSCI_FN(A64_PSCI_FEATURES);
+	const uint32_t einval = (uint32_t)A64_PSCI_RET_INVALID_PARAMS;
+	struct ring_event ev[] = {
+		hvc(0, 1, HVC_VA + 8, A64_PSCI_FN(A64_PSCI_VERSION), 0, 0x10001),
+		hvc(0, 2, HVC_VA + 8, features, SMCCC_VERSION_FID, 0),
+		hvc(0, 3, HVC_VA + 8, features, A64_PSCI_FN64(A64_PSCI_SYSTEM_SUSPEND), (uint32_t)-1),
+		hvc(0, 4, HYP_VA + 0x48, SMCCC_VENDOR_HYP_UID, 0, SMCCC_KVM_UID_0),
+		hvc(0, 5, HYP_VA + 0xac, SMCCC_KVM_FEATURES, 0, 3),
+		hvc(0, 6, HVC_VA + 8, on, 1, 0),
+		hvc(1, 7, HVC_VA + 8, A64_PSCI_FN(A64_PSCI_CPU_OFF), 0, 0),
+		hvc(0, 8, HVC_VA + 8, A64_PSCI_FN64(A64_PSCI_AFFINITY_INFO), 1, 1),
+		hvc(0, 9, HVC_VA + 8, on, 1, 0),
+		hvc(0, 10, HVC_VA + 8, on, 7, einval),	/* a CPU the board lacks */
+		hvc(0, 11, HVC_VA + 8, 0xc6000042, 5, (uint32_t)-1),	/* a call the table does not name */
+	};
+
+	symtab_init(&syms);
+	CHECK(!symtab_add(&syms, HVC_VA, 'T', "__arm_smccc_hvc", 15) &&
+	      !symtab_add(&syms, HYP_VA, 'T', "kvm_init_hyp_services", 21) &&
+	      !symtab_add(&syms, HYP_VA + 0x200, 't', "_etext", 6) && !symtab_finish(&syms), "symbols (arm64)");
+	CHECK(h != NULL, "handshake_new (arm64)");
+	if (!h)
+		return;
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		handshake_event(h, &ev[i]);
+	t = smccc_table_of(h, &meta, NULL);
+	printf("%s", t);
+	CHECK(strstr(t, "vmmtrace: handshake: arm64, SMCCC calls to the hypervisor: 11; PSCI 1.1; "
+		      "KVM vendor services 0x3 FEATURES PTP\n") != NULL, "the header: calls, PSCI version, KVM's services");
+	row(t, "PSCI_VERSION", line, sizeof(line));
+	CHECK(strstr(line, " 0x84000000 1 ") && strstr(line, " 0.001000 ") && strstr(line, " __arm_smccc_hvc ") &&
+	      strstr(line, "-> 1.1"), "PSCI_VERSION: once, when, from where, 1.1: '%s'", line);
+	CHECK(strstr(t, " SMCCC_VERSION -> SUCCESS\n") && strstr(t, " PSCI_SYSTEM_SUSPEND -> NOT_SUPPORTED\n"),
+	      "PSCI_FEATURES: a row per function asked about, named, with its answer");
+	row(t, "VENDOR_HYP_CALL_UID", line, sizeof(line));
+	CHECK(strstr(line, " kvm_init_hyp_services ") && strstr(line, "-> KVM"), "the UID call answered KVM: '%s'", line);
+	row(t, "PSCI_CPU_ON", line, sizeof(line));
+	CHECK(strstr(line, " 0xc4000003 2 ") && strstr(line, " 0.006000 ") && strstr(line, "0x1 -> SUCCESS"),
+	      "CPU_ON of CPU 1: twice (booted, back online), first at 6 ms: '%s'", line);
+	CHECK(strstr(t, " 0x7 -> INVALID_PARAMS\n") != NULL, "CPU_ON of a CPU that does not exist: its own row");
+	row(t, "PSCI_CPU_OFF", line, sizeof(line));
+	CHECK(strstr(line, " 1   __arm_smccc_hvc ") && strstr(line, "-> no return"), "CPU_OFF on CPU 1: '%s'", line);
+	row(t, "PSCI_AFFINITY_INFO", line, sizeof(line));
+	CHECK(strstr(line, "-> OFF"), "AFFINITY_INFO: OFF: '%s'", line);
+	row(t, "SMCCC", line, sizeof(line));
+	CHECK(strstr(line, " 0xc6000042 ") && strstr(line, "-> NOT_SUPPORTED"), "a call not named: its ID: '%s'", line);
+	free(t);
+	t = smccc_table_of(h, &meta, "this host's KVM has no SMCCC filter");
+	CHECK(!strcmp(t, "vmmtrace: handshake: arm64, SMCCC calls to the hypervisor: not recorded: this host's KVM has "
+		      "no SMCCC filter\n"), "without hypercall events: one line: '%s'", t);
+	free(t);
+	handshake_free(h);
+	symtab_destroy(&syms);
 }
 
 int main(void)
@@ -152,6 +240,7 @@ int main(void)
 	      strstr(row(t, "kvm-clock", line, sizeof(line)), " ? "), "no CPUID record: offered is '?'");
 	free(t);
 	handshake_free(h);
+	test_smccc();
 	symtab_destroy(&syms);
 	return check_exit();
 }

@@ -110,6 +110,28 @@ static void test_format(void)
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_cpuid: func 40000000 idx 0 rax 40000001 rbx 4b4d564b rcx 564b4d56 rdx 4d, "
 		      "cpuid entry offered"), "kvm_cpuid: %s", buf);
+	/* kvm:hypercall (arm64): the host's kvm_hvc_arm64 layout, the call named, its argument and answer. */
+	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0xc4000003, 0), 1);
+	ev.func = 0xffffffc00801a9f4ull;
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "kvm_hvc_arm64: HVC at 0xffffffc00801a9f4 (r0: 0xc4000003) PSCI_CPU_ON(0x1, ...) = SUCCESS"),
+	      "kvm_hvc_arm64, CPU_ON: %s", buf);
+	ev = vmev(VMEV_HYPERCALL, VMEV_FLAG_SMC, vmev_hypercall_pack(0x8400000a, 0xffffffff), 0xc400000e);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(strstr(buf, ": SMC at ") && strstr(buf, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND) = NOT_SUPPORTED"),
+	      "through SMC, a feature asked about by name: %s", buf);
+	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x84000000, 0x10001), 0x1234);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(strstr(buf, " PSCI_VERSION() = 1.1"), "no argument shown for a call that takes none: %s", buf);
+	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x84000009, 0xfffffffa), 0);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(strstr(buf, " PSCI_SYSTEM_RESET() = no return"), "a reset that went ahead: %s", buf);
+	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x8600ff01, 0xb66fb428), 0);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(strstr(buf, " VENDOR_HYP_CALL_UID() = KVM"), "KVM's UID: %s", buf);
+	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0xc2000005, 0xfffffffd), 0x77);
+	vmev_format(&ev, buf, sizeof(buf));
+	CHECK(strstr(buf, " SMCCC(0x77, ...) = INVALID_PARAMETER"), "a call not known: its x1, SMCCC's codes: %s", buf);
 	ev = vmev(0x7f, 0, 0, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_unknown: kind 127"), "an unknown kind: %s", buf);

@@ -348,8 +348,12 @@ int boot_parse(int argc, char **argv, struct boot_opts *o)
 		o->tcfg.stop_on_panic = 1;
 	}
 	/* The table is built from these events; they go to the trace too, if there is one. */
-	if (o->handshake)
-		o->tcfg.events |= VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID);
+	if (o->handshake) {
+		uint32_t table = VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_CPUID) | VMEV_MASK(VMEV_HYPERCALL);
+
+		o->tcfg.events_implied = table & ~o->tcfg.events;
+		o->tcfg.events |= table;
+	}
 	/*
 	 * For tests of the doorbell path (docs/TESTING.md), and --deterministic:
 	 * no drain but at doorbells (the guest stopped) and at the end, so that

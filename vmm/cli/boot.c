@@ -297,7 +297,11 @@ static int boot_end(const struct boot_opts *o, struct host *h, struct tracer *t,
 		struct trace_meta meta;
 
 		tracer_meta(t, &meta);
-		handshake_print(taps->hs, &meta, tracer_vmev_missing(t, VMEV_MSR), stderr);
+		/* CPUID offered: x86's handshake; without it, arm64's calls. */
+		if (!tracer_vmev_missing(t, VMEV_CPUID))
+			handshake_print(taps->hs, &meta, tracer_vmev_missing(t, VMEV_MSR), stderr);
+		else
+			handshake_print_smccc(taps->hs, &meta, tracer_vmev_missing(t, VMEV_HYPERCALL), stderr);
 	} else if (taps->hs) {
 		fprintf(stderr, "vmmtrace: --handshake: no table: the %s host reports no VM exits (no kvm:cpuid, no "
 			"kvm:msr), and under TCG the guest finds no KVM to negotiate with; its functions are traced "

@@ -6,6 +6,9 @@
 #ifndef VMM_KVM_ARM64_A64_H
 #define VMM_KVM_ARM64_A64_H
 
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "vmm/guest/a64-guard.h"
@@ -23,6 +26,20 @@ struct vcpu;
 #define A64_RAM			0x40000000ULL
 
 struct pl011;
+
+/*
+ * PSCI answered by the host (psci.c), when the boot records hypercalls on
+ * a KVM with the SMCCC filter: each vCPU's power state and the CPU_ON
+ * asked of it, under lock.
+ */
+enum a64_power { A64_OFF, A64_ON_PENDING, A64_ON };
+struct a64_psci {
+	int user;			/* KVM forwards PSCI here */
+	pthread_mutex_t lock;
+	enum a64_power power[VM_MAX_CPUS];
+	uint64_t entry[VM_MAX_CPUS], context[VM_MAX_CPUS];
+	atomic_int pending[VM_MAX_CPUS];	/* a CPU_ON for the vCPU's own thread to carry out */
+};
 
 struct a64_state {
 	int gic_fd;
@@ -42,6 +59,10 @@ struct a64_state {
 	/* Each vCPU's breakpoints the tracer last asked for (the host's own added to them). */
 	uint64_t bps[VM_MAX_CPUS][4];
 	unsigned nbps[VM_MAX_CPUS];
+	/* Each vCPU's KVM_ARM_VCPU_INIT (a PSCI CPU_ON resets it with the same) and MPIDR_EL1. */
+	struct kvm_vcpu_init init[VM_MAX_CPUS];
+	uint64_t mpidr[VM_MAX_CPUS];
+	struct a64_psci psci;
 };
 
 /* An arm64 core register's id for KVM_{GET,SET}_ONE_REG. */
@@ -56,6 +77,9 @@ int a64_set_reg(struct vcpu *vcpu, uint64_t id, uint64_t v, struct errbuf *err);
 int a64_translate_any(struct vm *vm, uint64_t va, uint64_t *pa);
 /* Guest RAM as the page-table walks read it (a64_table_fn; opaque: the struct vm). */
 uint64_t *a64_table(void *opaque, uint64_t pa, uint64_t bytes);
+
+/* A hypercall KVM forwarded (KVM_EXIT_HYPERCALL): answered, reported; 0, or the VM asked to stop. */
+int a64_smccc_exit(struct vcpu *vcpu);
 
 /* The device tree for the VM (libfdt): *out malloc'ed, *len its size. */
 int a64_fdt(const struct vm *vm, uint64_t initrd, uint64_t initrd_size, void **out, size_t *len,

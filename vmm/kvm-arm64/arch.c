@@ -138,6 +138,7 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 	if (!s)
 		return err_set(err, ENOMEM, "out of memory for the VM");
 	s->gic_fd = -1;
+	pthread_mutex_init(&s->psci.lock, NULL);
 	vm->arch_state = s;
 	if ((rc = vm_add_region(vm, A64_RAM, vm->ram_size, vm->ram, err)))
 		return rc;
@@ -173,6 +174,7 @@ void arch_vm_remove_devices(struct vm *vm)
 	if (!s)
 		return;
 	pl011_destroy(s->uart);
+	pthread_mutex_destroy(&s->psci.lock);
 	if (s->gic_fd >= 0)
 		close(s->gic_fd);
 	free(s);
@@ -302,6 +304,10 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
 		init.features[0] |= 1u << KVM_ARM_VCPU_POWER_OFF;
 	if (ioctl(vcpu->fd, KVM_ARM_VCPU_INIT, &init))
 		return err_set(err, errno, "vCPU %u: KVM_ARM_VCPU_INIT: %s", vcpu->id, strerror(errno));
+	a64(vm)->init[vcpu->id] = init;
+	a64(vm)->psci.power[vcpu->id] = vcpu->id ? A64_OFF : A64_ON;
+	if ((rc = a64_get_reg(vcpu, ARM64_SYS_REG(3, 0, 0, 0, 5), &a64(vm)->mpidr[vcpu->id])))
+		return err_set(err, -rc, "vCPU %u: its MPIDR_EL1: %s", vcpu->id, strerror(-rc));
 	if (!vcpu->id && ((rc = a64_set_reg(vcpu, A64_CORE_REG(regs.pc), vm->boot_entry, err)) ||
 			  (rc = a64_set_reg(vcpu, A64_CORE_REG(regs.regs[0]), vm->boot_arg, err))))
 		return rc;
@@ -326,6 +332,9 @@ int arch_vcpu_mmio(struct vcpu *vcpu, uint64_t addr, uint8_t *data, unsigned len
 int arch_vcpu_exit(struct vcpu *vcpu)
 {
 	char regs[128];
+
+	if (vcpu->run->exit_reason == KVM_EXIT_HYPERCALL && a64(vcpu->vm)->psci.user)
+		return a64_smccc_exit(vcpu);
 
 	arch_vcpu_describe(vcpu, regs, sizeof(regs));
 	vm_request_stop(vcpu->vm, VM_STOP_UNEMULATED, "vCPU %u: an exit this host does not handle (%u; %s)",
@@ -385,8 +394,13 @@ int arch_vcpu_nmi_busy(struct vcpu *vcpu)
 	return 0;
 }
 
-/* The running VM's register reads and writes (diagnoses, the flight recorder, the doorbell's return). */
-static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG };
+/*
+ * The running VM's register reads and writes (diagnoses, the flight
+ * recorder, the doorbell's return, PSCI's answers), and a PSCI CPU_ON's
+ * reset of its target.
+ */
+static const unsigned long a64_sandbox_ioctls[] = { KVM_GET_ONE_REG, KVM_SET_ONE_REG, KVM_ARM_VCPU_INIT,
+						    KVM_SET_MP_STATE };
 
 const unsigned long *arch_sandbox_ioctls(size_t *n)
 {

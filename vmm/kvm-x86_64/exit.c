@@ -9,6 +9,7 @@
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/log.h"
 #include "vmm/kvm-x86_64/msr.h"
 
 static const char *internal_suberror_name(unsigned sub)
@@ -74,4 +75,29 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 				vcpu->run->exit_reason, vcpu->id, regs);
 		return -EIO;
 	}
+}
+
+/*
+ * KVM answers an x86 guest's hypercalls itself; KVM_CAP_EXIT_HYPERCALL
+ * hands user space only those in its mask (KVM_HC_MAP_GPA_RANGE, bit 12,
+ * for encrypted guests), so nothing a Linux guest makes can be recorded.
+ */
+int arch_vm_hypercall_exits(struct vm *vm, const char **why, struct errbuf *err)
+{
+	(void)err;
+	log_info("kvm:hypercall: KVM_CAP_EXIT_HYPERCALL mask 0x%x",
+		 kvm_check_cap(vm->kvm_fd, KVM_CAP_EXIT_HYPERCALL));
+	*why = "this host's KVM hands user space no hypercall a Linux guest makes (only KVM_HC_MAP_GPA_RANGE, "
+	       "for encrypted guests)";
+	return -EOPNOTSUPP;
+}
+
+unsigned arch_vm_exit_kinds(void)
+{
+	return HOST_EV_EXIT | HOST_EV_PIO | HOST_EV_MMIO | HOST_EV_CPUID;
+}
+
+void arch_vcpu_before_run(struct vcpu *vcpu)
+{
+	(void)vcpu;
 }

@@ -136,6 +136,24 @@ int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
  */
 int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err);
 /*
+ * The HOST_EV_* kinds this arch's exits bring without asking: x86_64 port
+ * I/O, MMIO and the CPUID table; arm64 MMIO only.
+ */
+unsigned arch_vm_exit_kinds(void);
+/*
+ * Brings the guest's hypercalls to the VMM, which answers them and reports
+ * each (vm_hooks.exit, VM_EXIT_HYPERCALL): 0, or -EOPNOTSUPP with *why
+ * (static text) when this host's KVM answers them itself, or another
+ * -errno with err set. Before the vCPUs run.
+ */
+int arch_vm_hypercall_exits(struct vm *vm, const char **why, struct errbuf *err);
+/*
+ * On the vCPU's own thread before each KVM_RUN: what another vCPU asked of
+ * it meanwhile (arm64: PSCI CPU_ON, which resets it and starts it at the
+ * entry given). Cheap when nothing is asked.
+ */
+void arch_vcpu_before_run(struct vcpu *vcpu);
+/*
  * The CPUID table KVM holds for the vCPU (what KVM_SET_CPUID2 offered the
  * guest), up to max leaves; *n says how many. -EOPNOTSUPP without one.
  */

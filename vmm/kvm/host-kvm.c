@@ -265,33 +265,37 @@ static int hk_rings_area(struct host *h, uint8_t **host, uint64_t *va, uint64_t 
 	return arch_rings_area(hk_of(h)->vm, host, va, size, err);
 }
 
-static int hk_vmev_setup(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall,
-			 unsigned *offered, struct errbuf *err)
+static int hk_vmev_setup(struct host *h, const uint32_t (*msrs)[2], unsigned n_msrs, int hypercall, unsigned quiet,
+			 unsigned *offered, const char **why_no_hypercall, struct errbuf *err)
 {
 	struct host_kvm *hk = hk_of(h);
 
-	*offered = HOST_EV_EXIT | HOST_EV_PIO | HOST_EV_MMIO | HOST_EV_CPUID;
+	*offered = arch_vm_exit_kinds();
+	*why_no_hypercall = NULL;
 	if (n_msrs) {
 		struct errbuf why = { "" };
 		int rc = arch_vm_msr_intercept(hk->vm, msrs, n_msrs, &why);
 
-		if (rc == -EOPNOTSUPP)
+		if (rc == -EOPNOTSUPP && !(quiet & HOST_EV_MSR))
 			log_warn("kvm:msr: %s: no MSR events are recorded", why.msg);
+		else if (rc == -EOPNOTSUPP)
+			log_info("kvm:msr: %s", why.msg);
 		else if (rc)
 			return err_set(err, -rc, "kvm:msr: %s", why.msg);
 		else
 			*offered |= HOST_EV_MSR;
 	}
 	if (hypercall) {
-		/*
-		 * KVM answers the guest's hypercalls itself; KVM_CAP_EXIT_HYPERCALL
-		 * hands user space only those in its mask (KVM_HC_MAP_GPA_RANGE,
-		 * bit 12, for encrypted guests), so nothing here can be recorded.
-		 */
-		int hc = kvm_check_cap(hk->vm->kvm_fd, KVM_CAP_EXIT_HYPERCALL);
+		int rc = arch_vm_hypercall_exits(hk->vm, why_no_hypercall, err);
 
-		log_warn("kvm:hypercall: this host's KVM hands user space no hypercall a Linux guest makes "
-			 "(KVM_CAP_EXIT_HYPERCALL mask 0x%x): no hypercall events are recorded", hc);
+		if (rc == -EOPNOTSUPP && !(quiet & HOST_EV_HYPERCALL))
+			log_warn("kvm:hypercall: %s: no hypercall events are recorded", *why_no_hypercall);
+		else if (rc == -EOPNOTSUPP)
+			log_info("kvm:hypercall: %s", *why_no_hypercall);
+		else if (rc)
+			return rc;
+		else
+			*offered |= HOST_EV_HYPERCALL;
 	}
 	return 0;
 }

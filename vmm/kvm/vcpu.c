@@ -154,6 +154,7 @@ static enum vm_exit_kind vcpu_exit_detail(uint32_t reason)
 	case KVM_EXIT_MMIO: return VM_EXIT_MMIO;
 	case KVM_EXIT_X86_RDMSR:
 	case KVM_EXIT_X86_WRMSR: return VM_EXIT_MSR;
+	case KVM_EXIT_HYPERCALL: return VM_EXIT_HYPERCALL;	/* the arch answers and reports it */
 	}
 	return 0;
 }
@@ -240,6 +241,7 @@ static void *vcpu_thread(void *arg)
 		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) && !arch_vcpu_nmi_busy(vcpu) &&
 		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
+		arch_vcpu_before_run(vcpu);
 		atomic_store(&vcpu->state, VCPU_IN_GUEST);
 		/* Only this thread writes it: a store, no locked add on every exit. */
 		atomic_store_explicit(&vcpu->runs,

@@ -155,6 +155,28 @@ static void dat_cpuid_encode(const struct ring_event *ev, uint8_t *p, const stru
 	trace_dat_put_le32(p + 28, (uint32_t)(ev->arg >> 32));
 }
 
+/*
+ * kvm:hypercall, recorded on arm64: the host's kvm_hvc_arm64 fields
+ * (imm is not known to user space: 0), then the first argument, the
+ * answer (x0's low half, sign-extended) and the conduit.
+ */
+static const struct trace_dat_field dat_hvc_fields[] = {
+	{ "unsigned long vcpu_pc", 8, 8, 0 }, { "unsigned long r0", 16, 8, 0 }, { "unsigned long imm", 24, 8, 0 },
+	{ "unsigned long x1", 32, 8, 0 }, { "long ret", 40, 8, 1 }, { "unsigned int smc", 48, 4, 0 },
+};
+
+static void dat_hvc_encode(const struct ring_event *ev, uint8_t *p, const struct trace_dat_ns *ns)
+{
+	(void)ns;
+	p[2] = 0;
+	trace_dat_put_le64(p + 8, ev->func);
+	trace_dat_put_le64(p + 16, vmev_hypercall_nr(ev));
+	trace_dat_put_le64(p + 24, 0);
+	trace_dat_put_le64(p + 32, ev->arg);
+	trace_dat_put_le64(p + 40, (uint64_t)(int64_t)(int32_t)vmev_hypercall_ret(ev));
+	trace_dat_put_le32(p + 48, !!(ev->flags & VMEV_FLAG_SMC));
+}
+
 #define DAT_EXIT_NAMES "{ 0, \"UNKNOWN\" }, { 1, \"EXCEPTION\" }, { 2, \"IO\" }, { 3, \"HYPERCALL\" }, " \
 	"{ 4, \"DEBUG\" }, { 5, \"HLT\" }, { 6, \"MMIO\" }, { 7, \"IRQ_WINDOW_OPEN\" }, { 8, \"SHUTDOWN\" }, " \
 	"{ 9, \"FAIL_ENTRY\" }, { 10, \"INTR\" }, { 11, \"SET_TPR\" }, { 12, \"TPR_ACCESS\" }, { 16, \"NMI\" }, " \
@@ -214,6 +236,12 @@ const struct trace_dat_event trace_dat_events[] = {
 			     "REC->index, REC->rax, REC->rbx, REC->rcx, REC->rdx",
 		.size = 32, .encode = dat_cpuid_encode,
 	},
+	{
+		.id = 7, .system = "kvm", .name = "kvm_hvc_arm64", DAT_FIELDS(dat_hvc_fields),
+		.print_fmt = "\"%s at 0x%016lx (r0: 0x%016lx, imm: 0x%lx) x1 0x%lx = %ld\", REC->smc ? \"SMC\" : \"HVC\", "
+			     "REC->vcpu_pc, REC->r0, REC->imm, REC->x1, REC->ret",
+		.size = 56, .encode = dat_hvc_encode,
+	},
 };
 const size_t trace_dat_nevents = sizeof(trace_dat_events) / sizeof(trace_dat_events[0]);
 
@@ -221,6 +249,7 @@ const struct trace_dat_event *trace_dat_event_pick(const struct ring_event *ev, 
 {
 	static const unsigned by_kind[VMEV_NKINDS] = {
 		[VMEV_PIO] = 3, [VMEV_MMIO] = 4, [VMEV_MSR] = 5, [VMEV_EXIT] = 6, [VMEV_CPUID] = 7,
+		[VMEV_HYPERCALL] = 8,
 	};
 	unsigned k;
 

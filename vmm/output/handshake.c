@@ -6,11 +6,17 @@
  * on by writing the MSRs of Documentation/virt/kvm/x86/msr.rst. Features
  * without an MSR (hypercalls KVM answers itself, flags the guest only
  * reads) are listed as offered, with what would show their use.
+ *
+ * An arm64 guest has no CPUID and no MSRs: it asks its hypervisor through
+ * SMCCC calls (PSCI, KVM's vendor services), which kvm:hypercall records
+ * where the host can bring them to user space; its table lists each call
+ * the guest made, with what it asked and what it was told.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arm64/smccc.h"
 #include "arch/x86_64/kvm-para.h"
 #include "vmm/image/symtab.h"
 #include "vmm/output/handshake.h"
@@ -77,10 +83,20 @@ struct hs_state {
 	unsigned writes, reads, faults;
 };
 
+/* arm64: one SMCCC call, keyed by its function ID and, where it names one, what it asks about. */
+struct hs_call {
+	uint32_t fid, ret;		/* ret: the first call's answer */
+	uint64_t arg, tsc, pc;
+	unsigned cpu, calls;
+};
+#define HS_NCALLS 48
+
 struct handshake {
 	int have_sig, have_features;
 	uint32_t sig[3], features;
 	struct hs_state st[HS_NROWS];
+	struct hs_call calls[HS_NCALLS];
+	unsigned ncalls, other;		/* rows; calls beyond the last row */
 };
 
 struct handshake *handshake_new(void)
@@ -118,6 +134,32 @@ static void hs_cpuid(struct handshake *h, const struct ring_event *ev)
 	}
 }
 
+/* The arg a row is keyed by: the call asked about (PSCI_FEATURES), the CPU to start (CPU_ON). */
+static int hs_call_keyed(uint32_t fid)
+{
+	return smccc_arg_is_fid(fid) || smccc_psci32(fid) == A64_PSCI_FN(A64_PSCI_CPU_ON);
+}
+
+static void hs_call(struct handshake *h, const struct ring_event *ev)
+{
+	uint32_t fid = vmev_hypercall_nr(ev);
+	uint64_t arg = hs_call_keyed(fid) ? ev->arg : 0;
+	struct hs_call *c;
+
+	for (unsigned i = 0; i < h->ncalls; i++)
+		if (h->calls[i].fid == fid && h->calls[i].arg == arg) {
+			h->calls[i].calls++;
+			return;
+		}
+	if (h->ncalls == HS_NCALLS) {
+		h->other++;
+		return;
+	}
+	c = &h->calls[h->ncalls++];
+	*c = (struct hs_call){ .fid = fid, .ret = vmev_hypercall_ret(ev), .arg = arg, .tsc = ev->tsc,
+			       .pc = ev->func, .cpu = ev->cpu, .calls = 1 };
+}
+
 void handshake_event(struct handshake *h, const struct ring_event *ev)
 {
 	unsigned bits = ev->flags & 0xff;
@@ -127,6 +169,10 @@ void handshake_event(struct handshake *h, const struct ring_event *ev)
 		return;
 	if (vmev_kind_of(ev) == VMEV_CPUID) {
 		hs_cpuid(h, ev);
+		return;
+	}
+	if (vmev_kind_of(ev) == VMEV_HYPERCALL) {
+		hs_call(h, ev);
 		return;
 	}
 	if (vmev_kind_of(ev) != VMEV_MSR)
@@ -208,19 +254,36 @@ static unsigned hs_popcount(uint64_t v)
 	return (unsigned)__builtin_popcountll(v);
 }
 
+/* A line without its trailing blanks. */
+static void hs_emit(FILE *out, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n > 0 && line[n - 1] == ' ')
+		line[--n] = 0;
+	fprintf(out, "%s\n", line);
+}
+
 /* One line of the table, aligned, without trailing blanks. */
 static void hs_line(FILE *out, const char *name, const char *offered, const char *msr, const char *on,
 		    const char *when, const char *cpu, const char *from, const char *what)
 {
 	char line[512];
-	int n = snprintf(line, sizeof(line), "  %-24s %-7s %-9s %-9s %-12s %-3s %-26s %s", name, offered,
-			 msr, on, when, cpu, from, what);
 
-	if (n >= (int)sizeof(line))
-		n = (int)sizeof(line) - 1;
-	while (n > 0 && line[n - 1] == ' ')
-		line[--n] = 0;
-	fprintf(out, "%s\n", line);
+	snprintf(line, sizeof(line), "  %-24s %-7s %-9s %-9s %-12s %-3s %-26s %s", name, offered, msr, on, when,
+		 cpu, from, what);
+	hs_emit(out, line);
+}
+
+/* arm64's line: call, function ID, calls, first, cpu, from, what it asked and was told. */
+static void hs_call_line(FILE *out, const char *name, const char *id, const char *calls, const char *when,
+			 const char *cpu, const char *from, const char *what)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "  %-24s %-10s %-5s %-12s %-3s %-26s %s", name, id, calls, when, cpu, from,
+		 what);
+	hs_emit(out, line);
 }
 
 static void hs_print_row(const struct handshake *h, size_t i, const struct trace_meta *m, FILE *out)
@@ -291,4 +354,60 @@ void handshake_print(const struct handshake *h, const struct trace_meta *meta, c
 	hs_line(out, "feature", "offered", "MSR", "enabled", "first", "cpu", "from", "value");
 	for (size_t i = 0; i < HS_NROWS; i++)
 		hs_print_row(h, i, meta, out);
+}
+
+/* The answer of the guest's first call of fid (asking about arg, when keyed), or NULL. */
+static const struct hs_call *hs_find(const struct handshake *h, uint32_t fid)
+{
+	for (unsigned i = 0; i < h->ncalls; i++)
+		if (h->calls[i].fid == fid)
+			return &h->calls[i];
+	return NULL;
+}
+
+void handshake_print_smccc(const struct handshake *h, const struct trace_meta *meta, const char *why_not,
+			   FILE *out)
+{
+	const struct hs_call *v = hs_find(h, A64_PSCI_FN(A64_PSCI_VERSION)), *f = hs_find(h, SMCCC_KVM_FEATURES);
+	unsigned total = h->other;
+	char res[48];
+
+	fprintf(out, "vmmtrace: handshake: arm64, SMCCC calls to the hypervisor");
+	if (why_not) {
+		fprintf(out, ": not recorded: %s\n", why_not);
+		return;
+	}
+	for (unsigned i = 0; i < h->ncalls; i++)
+		total += h->calls[i].calls;
+	fprintf(out, ": %u", total);
+	if (v)
+		fprintf(out, "; PSCI %s", smccc_result(v->fid, v->ret, res, sizeof(res)));
+	if (f)
+		fprintf(out, "; KVM vendor services %s", smccc_result(f->fid, f->ret, res, sizeof(res)));
+	fprintf(out, "\n");
+	hs_call_line(out, "call", "id", "calls", "first", "cpu", "from", "asked -> answered");
+	for (unsigned i = 0; i < h->ncalls; i++) {
+		const struct hs_call *c = &h->calls[i];
+		const char *name = smccc_name(c->fid), *argname = smccc_arg_is_fid(c->fid) ?
+			smccc_name((uint32_t)c->arg) : NULL;
+		char id[16], calls[16], when[32], cpu[8], from[128], what[160], arg[40];
+
+		snprintf(id, sizeof(id), "0x%08x", c->fid);
+		snprintf(calls, sizeof(calls), "%u", c->calls);
+		hs_time(meta, c->tsc, when, sizeof(when));
+		snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+		hs_where(meta, c->pc, 0, from, sizeof(from));
+		if (argname)
+			snprintf(arg, sizeof(arg), "%s ", argname);
+		else if (hs_call_keyed(c->fid))
+			snprintf(arg, sizeof(arg), "0x%llx ", (unsigned long long)c->arg);
+		else
+			arg[0] = 0;
+		snprintf(what, sizeof(what), "%s-> %s", arg, smccc_result(c->fid, c->ret, res, sizeof(res)));
+		hs_call_line(out, name ? name : "SMCCC", id, calls, when, cpu, from, what);
+	}
+	if (h->other)
+		fprintf(out, "  (%u more calls, of other functions)\n", h->other);
+	fprintf(out, "vmmtrace: handshake: KVM answers SMCCC_VERSION, SMCCC_ARCH_FEATURES, TRNG and PTP itself: "
+		     "they are not seen here\n");
 }

@@ -18,7 +18,7 @@ struct handshake;
 
 /* NULL when out of memory. */
 struct handshake *handshake_new(void);
-/* One event of the trace, in timestamp order; all but kvm:cpuid and kvm:msr are ignored. */
+/* One event of the trace, in timestamp order; all but kvm:cpuid, kvm:msr and kvm:hypercall are ignored. */
 void handshake_event(struct handshake *h, const struct ring_event *ev);
 /*
  * The table, to out: a header line with what the guest was offered, then
@@ -29,6 +29,14 @@ void handshake_event(struct handshake *h, const struct ring_event *ev);
  */
 void handshake_print(const struct handshake *h, const struct trace_meta *meta, const char *why_not,
 		     FILE *out);
+/*
+ * arm64's table: the SMCCC calls the guest made (kvm:hypercall), one line
+ * per function and what it asked about, first time, vCPU, the function
+ * that made it and the answer. why_not: as for handshake_print, for
+ * kvm:hypercall.
+ */
+void handshake_print_smccc(const struct handshake *h, const struct trace_meta *meta, const char *why_not,
+			   FILE *out);
 void handshake_free(struct handshake *h);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arm64/smccc.h"
 #include "vmm/output/vmevent.h"
 
 static const char *const vmev_names[VMEV_NKINDS] = {
@@ -36,6 +37,28 @@ static const char *vmev_exit_name(uint64_t reason)
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "UNKNOWN";
 }
 
+/*
+ * kvm:hypercall, recorded on arm64 only: the host's kvm_hvc_arm64 layout
+ * ("HVC at PC (r0: ...)"), then the call's name, its first argument
+ * (named when it is another call, as PSCI_FEATURES asks) and its answer.
+ */
+static int vmev_format_smccc(const struct ring_event *ev, char *buf, size_t len)
+{
+	uint32_t fid = vmev_hypercall_nr(ev);
+	const char *name = smccc_name(fid), *argname = smccc_arg_is_fid(fid) ? smccc_name((uint32_t)ev->arg) : NULL;
+	char res[48], arg[64];
+
+	if (argname)
+		snprintf(arg, sizeof(arg), "%s", argname);
+	else if (smccc_nargs(fid) || !name)	/* a call not known: its x1, for what it may be */
+		snprintf(arg, sizeof(arg), "0x%" PRIx64 "%s", ev->arg, smccc_nargs(fid) != 1 ? ", ..." : "");
+	else
+		arg[0] = 0;
+	return snprintf(buf, len, "kvm_hvc_arm64: %s at 0x%016" PRIx64 " (r0: 0x%08" PRIx32 ") %s(%s) = %s",
+			(ev->flags & VMEV_FLAG_SMC) ? "SMC" : "HVC", ev->func, fid, name ? name : "SMCCC", arg,
+			smccc_result(fid, vmev_hypercall_ret(ev), res, sizeof(res)));
+}
+
 int vmev_format(const struct ring_event *ev, char *buf, size_t len)
 {
 	unsigned bits = ev->flags & 0xff, write = bits & VMEV_FLAG_WRITE;
@@ -56,6 +79,8 @@ int vmev_format(const struct ring_event *ev, char *buf, size_t len)
 	case VMEV_EXIT:
 		return snprintf(buf, len, "kvm_userspace_exit: reason %s (%" PRIu64 ")",
 				vmev_exit_name(a), a);
+	case VMEV_HYPERCALL:
+		return vmev_format_smccc(ev, buf, len);
 	case VMEV_CPUID:
 		/* kvm_cpuid's layout; the entry is the table offered, not a CPUID the guest ran. */
 		return snprintf(buf, len, "kvm_cpuid: func %x idx %x rax %x rbx %x rcx %x rdx %x, cpuid entry offered",

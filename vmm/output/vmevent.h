@@ -25,7 +25,8 @@ enum vmev_kind {
 	VMEV_MMIO,		/* kvm:mmio parent: gpa; arg: value; low bits: len */
 	VMEV_MSR,		/* kvm:msr  parent: index | caller's low half << 32; arg: value */
 	VMEV_EXIT,		/* kvm:exit parent: KVM_EXIT_* reason */
-	VMEV_HYPERCALL,		/* kvm:hypercall: never recorded on hosts that do not hand them over */
+	VMEV_HYPERCALL,		/* kvm:hypercall parent: call | result's low half << 32; arg: first argument
+				   (arm64: the SMCCC function ID, x0 after it, x1; x86 hands none over) */
 	VMEV_CPUID,		/* kvm:cpuid  a boot record per leaf: func: function | index << 32;
 				   parent: eax | ebx << 32; arg: ecx | edx << 32 */
 	VMEV_NKINDS,
@@ -35,6 +36,7 @@ enum vmev_kind {
 #define VMEV_FLAG_WRITE		0x01	/* pio, mmio, msr: a write */
 #define VMEV_FLAG_GP		0x02	/* msr: the access raised #GP */
 #define VMEV_FLAG_IRQS_OFF	0x04	/* RFLAGS.IF was clear */
+#define VMEV_FLAG_SMC		0x01	/* hypercall: made with SMC, not HVC (arm64) */
 #define VMEV_LEN_SHIFT		4	/* mmio: len (1..8) in bits 4..7 */
 
 /* The event's "group:name" (kvm:pio), or NULL for a kind out of range. */
@@ -72,6 +74,20 @@ static inline uint64_t vmev_msr_caller(const struct ring_event *ev)
 static inline uint64_t vmev_msr_pack(uint32_t index, uint64_t caller)
 {
 	return index | ((caller >> 32) == 0xffffffff ? caller << 32 : 0);
+}
+
+/* kvm:hypercall: the call (arm64: SMCCC function ID) and what it returned (x0's low 32 bits). */
+static inline uint32_t vmev_hypercall_nr(const struct ring_event *ev)
+{
+	return (uint32_t)ev->parent;
+}
+static inline uint32_t vmev_hypercall_ret(const struct ring_event *ev)
+{
+	return (uint32_t)(ev->parent >> 32);
+}
+static inline uint64_t vmev_hypercall_pack(uint32_t nr, uint32_t ret)
+{
+	return nr | (uint64_t)ret << 32;
 }
 
 /*

@@ -126,6 +126,7 @@ struct tracer {
 	/* VM events (tracer-vmev.c). */
 	_Atomic uint32_t vmev_want;	/* union of the clients' events */
 	uint32_t vmev_offered;		/* kinds this host's KVM can deliver */
+	const char *vmev_why_no_hypercall;	/* the host's reason, when it cannot */
 	atomic_int vmev_inflight;	/* exits between their TSC read and their buffers */
 	atomic_ulong vm_events;
 	uint64_t vmev_seq[HOST_MAX_CPUS];	/* per vCPU; only its thread writes it */

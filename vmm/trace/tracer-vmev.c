@@ -29,10 +29,10 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 {
 	static const struct { unsigned host, kind; } kinds[] = {
 		{ HOST_EV_EXIT, VMEV_EXIT }, { HOST_EV_PIO, VMEV_PIO }, { HOST_EV_MMIO, VMEV_MMIO },
-		{ HOST_EV_MSR, VMEV_MSR }, { HOST_EV_CPUID, VMEV_CPUID },
+		{ HOST_EV_MSR, VMEV_MSR }, { HOST_EV_CPUID, VMEV_CPUID }, { HOST_EV_HYPERCALL, VMEV_HYPERCALL },
 	};
 	int want_msr = !!(t->cfg.events & VMEV_MASK(VMEV_MSR));
-	unsigned offered = 0;
+	unsigned offered = 0, quiet;
 	int rc;
 
 	t->vmev_offered = 0;
@@ -41,8 +41,11 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 			log_warn("the %s host reports no VM exits: no VM events are recorded", t->host->name);
 		return 0;
 	}
+	quiet = (t->cfg.events_implied & VMEV_MASK(VMEV_MSR) ? HOST_EV_MSR : 0) |
+		(t->cfg.events_implied & VMEV_MASK(VMEV_HYPERCALL) ? HOST_EV_HYPERCALL : 0);
 	rc = t->host->exits->setup(t->host, t->cfg.msrs, want_msr ? t->cfg.n_msrs : 0,
-				      !!(t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)), &offered, err);
+				      !!(t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)), quiet, &offered,
+				      &t->vmev_why_no_hypercall, err);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -103,6 +106,11 @@ static unsigned tracer_vmev_fill(const struct vm_exit_info *x, struct ring_event
 		ev->arg = x->value;
 		ev->flags = vmev_flags(VMEV_MSR, w | (x->failed ? VMEV_FLAG_GP : 0));
 		return VMEV_MSR;
+	case VM_EXIT_HYPERCALL:
+		ev->parent = vmev_hypercall_pack((uint32_t)x->addr, (uint32_t)x->ret);
+		ev->arg = x->value;
+		ev->flags = vmev_flags(VMEV_HYPERCALL, x->smc ? VMEV_FLAG_SMC : 0);
+		return VMEV_HYPERCALL;
 	}
 	return 0;
 }
@@ -128,6 +136,7 @@ static unsigned tracer_vmev_detail(enum vm_exit_kind detail)
 	case VM_EXIT_PIO: return VMEV_PIO;
 	case VM_EXIT_MMIO: return VMEV_MMIO;
 	case VM_EXIT_MSR: return VMEV_MSR;
+	case VM_EXIT_HYPERCALL: return VMEV_HYPERCALL;
 	case VM_EXIT_ANY: break;
 	}
 	return 0;
@@ -201,7 +210,7 @@ void tracer_vmev_boot_records(struct tracer *t)
 	struct host_cpuid_leaf leaf[256];
 	unsigned n;
 
-	if (!(t->cfg.events & VMEV_MASK(VMEV_CPUID)))
+	if (!(t->cfg.events & t->vmev_offered & VMEV_MASK(VMEV_CPUID)))
 		return;
 	for (unsigned c = 0; c < t->host->ncpus && c < HOST_MAX_CPUS; c++) {
 		if (!t->host->exits->cpuid || t->host->exits->cpuid(t->host, c, leaf, 256, &n)) {
@@ -233,7 +242,8 @@ void tracer_vmev_summary(struct tracer *t, FILE *out)
 static const char *tracer_vmev_why(const struct tracer *t, unsigned k)
 {
 	if (k == VMEV_HYPERCALL)
-		return "this host's KVM hands none over";
+		return !(t->cfg.events & VMEV_MASK(VMEV_HYPERCALL)) ? "the boot did not ask for --event kvm:hypercall" :
+		       t->vmev_why_no_hypercall ? t->vmev_why_no_hypercall : "this host's KVM hands none over";
 	if (k != VMEV_MSR)
 		return "not offered";
 	return (t->cfg.events & VMEV_MASK(VMEV_MSR)) ? "this host's KVM cannot bring MSR accesses to user space" :

@@ -39,6 +39,7 @@ struct tracer_config {
 	const char *btf;		/* --btf FILE or NULL: the image's own .BTF */
 	const struct trace_writer_ops *format;	/* -o's format (NULL: text) */
 	uint32_t events;		/* --event: VMEV_MASK() bits (vmevent.h) */
+	uint32_t events_implied;	/* those of them only --handshake asked for: no warning where missing */
 	int args;			/* --args: each call's arguments (fnargs.h) */
 	int graph;			/* --graph: entries and returns, as function_graph prints them */
 	int retval;			/* --retval: with the return values (funcgraph-retval) */
