@@ -52,6 +52,7 @@ static const char boot_usage[] =
 	"  --event GLOB           VM events: kvm:pio, kvm:mmio, kvm:msr, kvm:exit, kvm:hypercall, kvm:cpuid\n"
 	"  --msr LIST             kvm:msr records these MSRs too: 0x10,0xc0000100-0xc0000102\n"
 	"  --handshake            at the end, the KVM PV features offered and turned on\n"
+	"                         (arm64: the guest's PSCI and SMCCC calls)\n"
 	"  --flight-recorder N    keep the last N events; print them and the registers if the guest dies\n"
 	"  --hang SECS            with --flight-recorder: no event for SECS seconds stops the guest\n"
 	"host:\n"
