@@ -35,8 +35,13 @@
 # - --event 'kvm:*': the PL011's probe as MMIO exits between the function
 #   events; --handshake with no --trace runs to the reboot with nothing
 #   lost (its rings leave the init data at the hand-over all the same).
+# - on this machine's KVM (6.1, no SMCCC filter): kvm:hypercall refused once,
+#   none made up; --handshake's arm64 table says why in one line.
 # Then a second run of the machine, booted with Debian's 6.12 arm64 kernel
-# as its host (KVM of today's kernels): the five in order and a loop.
+# as its host (KVM of today's kernels): the five in order and a loop; and
+# PSCI answered by vmmtrace through KVM's SMCCC filter: Debian's 6.12 guest
+# on 2 vCPUs, CPU 1 offline and back, its PSCI and SMCCC calls between the
+# function events around them, --handshake's arm64 table, trace-cmd.
 # tests/e2e/arm64-kvm-full.sh (the long tier) traces every function of a
 # whole boot on 2 vCPUs.
 . "$(dirname "$0")/../lib.sh"

@@ -71,27 +71,19 @@ static const char *row(const char *table, const char *name, char *buf, size_t le
 	return buf;
 }
 
-static char *table_of(struct handshake *h, const struct trace_meta *m, const char *why_not)
+/* The table as text: x86's (handshake_print) or, smccc, arm64's. */
+static char *print_table(struct handshake *h, const struct trace_meta *m, const char *why_not, int smccc)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
 
-	handshake_print(h, m, why_not, f);
+	(smccc ? handshake_print_smccc : handshake_print)(h, m, why_not, f);
 	fclose(f);
 	return text;
 }
-
-static char *smccc_table_of(struct handshake *h, const struct trace_meta *m, const char *why_not)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	handshake_print_smccc(h, m, why_not, f);
-	fclose(f);
-	return text;
-}
+#define table_of(h, m, why_not) print_table(h, m, why_not, 0)
+#define smccc_table_of(h, m, why_not) print_table(h, m, why_not, 1)
 
 /* arm64: a boot's SMCCC calls, a CPU taken offline and back, and a host that forwards none. */
 static void test_smccc(void)

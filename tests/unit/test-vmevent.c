@@ -73,6 +73,21 @@ static struct ring_event vmev(unsigned kind, unsigned bits, uint64_t a, uint64_t
 
 static void test_format(void)
 {
+	static const struct {
+		unsigned flags;
+		uint32_t fid, ret;
+		uint64_t x1;
+		const char *want, *why;
+	} calls[] = {
+		{ VMEV_FLAG_SMC, 0x8400000a, 0xffffffff, 0xc400000e, ": SMC at ", "through SMC" },
+		{ 0, 0x8400000a, 0xffffffff, 0xc400000e, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND) = NOT_SUPPORTED",
+		  "a feature asked about by name" },
+		{ 0, 0x84000000, 0x10001, 0x1234, " PSCI_VERSION() = 1.1", "no argument shown for a call that takes none" },
+		{ 0, 0x84000009, 0xfffffffa, 0, " PSCI_SYSTEM_RESET() = no return", "a reset that went ahead" },
+		{ 0, 0x8600ff01, 0xb66fb428, 0, " VENDOR_HYP_CALL_UID() = KVM", "KVM's UID" },
+		{ 0, 0xc2000005, 0xfffffffd, 0x77, " SMCCC(0x77, ...) = INVALID_PARAMETER", "a call not known: its x1, SMCCC's codes" },
+		{ 0, 0xc4000004, 2, 1, " PSCI_AFFINITY_INFO(0x1, ...) = ON_PENDING", "AFFINITY_INFO's answers by name" },
+	};
 	struct ring_event ev;
 	char buf[256];
 
@@ -116,22 +131,11 @@ static void test_format(void)
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_hvc_arm64: HVC at 0xffffffc00801a9f4 (r0: 0xc4000003) PSCI_CPU_ON(0x1, ...) = SUCCESS"),
 	      "kvm_hvc_arm64, CPU_ON: %s", buf);
-	ev = vmev(VMEV_HYPERCALL, VMEV_FLAG_SMC, vmev_hypercall_pack(0x8400000a, 0xffffffff), 0xc400000e);
-	vmev_format(&ev, buf, sizeof(buf));
-	CHECK(strstr(buf, ": SMC at ") && strstr(buf, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND) = NOT_SUPPORTED"),
-	      "through SMC, a feature asked about by name: %s", buf);
-	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x84000000, 0x10001), 0x1234);
-	vmev_format(&ev, buf, sizeof(buf));
-	CHECK(strstr(buf, " PSCI_VERSION() = 1.1"), "no argument shown for a call that takes none: %s", buf);
-	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x84000009, 0xfffffffa), 0);
-	vmev_format(&ev, buf, sizeof(buf));
-	CHECK(strstr(buf, " PSCI_SYSTEM_RESET() = no return"), "a reset that went ahead: %s", buf);
-	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0x8600ff01, 0xb66fb428), 0);
-	vmev_format(&ev, buf, sizeof(buf));
-	CHECK(strstr(buf, " VENDOR_HYP_CALL_UID() = KVM"), "KVM's UID: %s", buf);
-	ev = vmev(VMEV_HYPERCALL, 0, vmev_hypercall_pack(0xc2000005, 0xfffffffd), 0x77);
-	vmev_format(&ev, buf, sizeof(buf));
-	CHECK(strstr(buf, " SMCCC(0x77, ...) = INVALID_PARAMETER"), "a call not known: its x1, SMCCC's codes: %s", buf);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		ev = vmev(VMEV_HYPERCALL, calls[i].flags, vmev_hypercall_pack(calls[i].fid, calls[i].ret), calls[i].x1);
+		vmev_format(&ev, buf, sizeof(buf));
+		CHECK(strstr(buf, calls[i].want) != NULL, "%s: %s", calls[i].why, buf);
+	}
 	ev = vmev(0x7f, 0, 0, 0);
 	vmev_format(&ev, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "kvm_unknown: kind 127"), "an unknown kind: %s", buf);
