@@ -75,32 +75,19 @@ const char *arch_default_cmdline(void)
 	return "console=ttyAMA0 panic=-1";
 }
 
-static const struct cmdline_opt a64_no_opts[] = { { NULL, NULL } };
-
 /*
- * The kernel would move itself to a random address (KASLR: a seed from the
- * device tree or, on a CPU with FEAT_RNG, from RNDR, which KVM offers
- * when the host has it), away from the link-time addresses the tracer
- * patches and places its stub at.
+ * Traced: the kernel would move itself to a random address (KASLR: a seed
+ * from the device tree or, on a CPU with FEAT_RNG, from RNDR, which KVM
+ * offers when the host has it), away from the link-time addresses the
+ * tracer patches and places its stub at. No compat layer, nothing to skip.
  */
-static const struct cmdline_opt a64_traced_opts[] = {
-	{ "nokaslr", "the tracer patches the kernel at its link-time addresses" },
-	{ NULL, NULL },
-};
-
-const struct cmdline_opt *arch_traced_cmdline(void)
+const struct cmdline_opt *arch_cmdline_opts(enum arch_cmdline why)
 {
-	return a64_traced_opts;
-}
+	static const struct cmdline_opt traced[] = {
+		{ "nokaslr", "the tracer patches the kernel at its link-time addresses" }, { NULL, NULL },
+	};
 
-const struct cmdline_opt *arch_compat_cmdline(void)
-{
-	return a64_no_opts;
-}
-
-const struct cmdline_opt *arch_fast_boot_cmdline(void)
-{
-	return a64_no_opts;
+	return why == ARCH_CMDLINE_TRACED ? traced : traced + 1;
 }
 
 size_t arch_console_input(struct vm *vm, const uint8_t *buf, size_t len)

@@ -87,21 +87,16 @@ static const struct cmdline_opt fast_boot_opts[] = {
 	{ NULL, NULL },
 };
 
-const struct cmdline_opt *arch_compat_cmdline(void)
-{
-	return compat_opts;
-}
-
-const struct cmdline_opt *arch_fast_boot_cmdline(void)
-{
-	return fast_boot_opts;
-}
-
-/* The kernel runs where it was linked: this host boots the decompressed vmlinux, never the decompressor's KASLR. */
-const struct cmdline_opt *arch_traced_cmdline(void)
+/* No traced option: this host boots the decompressed vmlinux, never the decompressor's KASLR. */
+const struct cmdline_opt *arch_cmdline_opts(enum arch_cmdline why)
 {
 	static const struct cmdline_opt none[] = { { NULL, NULL } };
 
+	switch (why) {
+	case ARCH_CMDLINE_COMPAT: return compat_opts;
+	case ARCH_CMDLINE_FAST_BOOT: return fast_boot_opts;
+	case ARCH_CMDLINE_TRACED: break;
+	}
 	return none;
 }
 

@@ -29,12 +29,16 @@ const char *arch_default_cmdline(void);
 struct cmdline_opt {
 	const char *opt, *why;
 };
-/* What the guest cannot run without on a host that needs the compat layer (NULL-terminated). */
-const struct cmdline_opt *arch_compat_cmdline(void);
-/* What a traced guest cannot run without (arm64: nokaslr), after every other option. */
-const struct cmdline_opt *arch_traced_cmdline(void);
-/* What only makes a boot on such a host shorter, skipping the kernel's own checks (--fast-boot). */
-const struct cmdline_opt *arch_fast_boot_cmdline(void);
+/*
+ * The options this host arch adds for one reason (NULL-terminated):
+ * ARCH_CMDLINE_COMPAT, what the guest cannot run without on a host that
+ * needs the compat layer; ARCH_CMDLINE_FAST_BOOT, what only makes a boot on
+ * such a host shorter, skipping the kernel's own checks (--fast-boot);
+ * ARCH_CMDLINE_TRACED, what a traced guest cannot run without (arm64:
+ * nokaslr), after every other option.
+ */
+enum arch_cmdline { ARCH_CMDLINE_COMPAT, ARCH_CMDLINE_FAST_BOOT, ARCH_CMDLINE_TRACED };
+const struct cmdline_opt *arch_cmdline_opts(enum arch_cmdline why);
 
 /* The guest arch (enum image_arch) this host arch boots, and its name ("x86_64"). */
 int arch_guest_arch(void);

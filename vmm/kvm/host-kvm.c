@@ -483,7 +483,7 @@ static int hk_add_opts(char **line, const struct cmdline_opt *opts, const char *
  * The command line: the host's default, what the compat layer needs and,
  * unless --fast-boot says otherwise, what only saves time when emulated;
  * or --cmdline-replace; then --cmdline's additions; last what a traced
- * guest needs (arch_traced_cmdline) unless the line has it already.
+ * guest needs (ARCH_CMDLINE_TRACED) unless the line has it already.
  */
 static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat, struct errbuf *err)
 {
@@ -492,9 +492,9 @@ static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat
 
 	hk->cmdline = strdup(b->cmdline_replace ? b->cmdline_replace : arch_default_cmdline());
 	if (hk->cmdline && !b->cmdline_replace && compat)
-		rc = hk_add_opts(&hk->cmdline, arch_compat_cmdline(), "compat layer", b->verbose);
+		rc = hk_add_opts(&hk->cmdline, arch_cmdline_opts(ARCH_CMDLINE_COMPAT), "compat layer", b->verbose);
 	if (hk->cmdline && !rc && !b->cmdline_replace && fast)
-		rc = hk_add_opts(&hk->cmdline, arch_fast_boot_cmdline(), "--fast-boot", b->verbose);
+		rc = hk_add_opts(&hk->cmdline, arch_cmdline_opts(ARCH_CMDLINE_FAST_BOOT), "--fast-boot", b->verbose);
 	if (hk->cmdline && !rc && *b->cmdline_extra) {
 		char *next = NULL;
 
@@ -502,7 +502,7 @@ static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat
 		free(hk->cmdline);
 		hk->cmdline = next;
 	}
-	for (const struct cmdline_opt *o = arch_traced_cmdline(); hk->cmdline && !rc && b->traced && o->opt; o++)
+	for (const struct cmdline_opt *o = arch_cmdline_opts(ARCH_CMDLINE_TRACED); hk->cmdline && !rc && b->traced && o->opt; o++)
 		if (!strstr(hk->cmdline, o->opt))
 			rc = hk_add_opts(&hk->cmdline, (const struct cmdline_opt[]){ *o, { NULL, NULL } }, "traced",
 					 b->verbose);

@@ -96,8 +96,10 @@ static uint64_t task_x86_hot(const struct symtab *syms, const struct kernel_btf 
  * variables of their own (cpu_number, current_task, __preempt_count), from
  * 6.2 members of pcpu_hot, found through the BTF.
  */
-static void task_x86(const struct symtab *syms, const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+static void task_x86(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
+		     int have_btf, struct task_layout *l)
 {
+	(void)img;
 	const struct symbol *cpu = symtab_find_name(syms, "cpu_number");
 
 	l->cpu_off = cpu && cpu->addr < TASK_CPU_NUMBER_MAX ? cpu->addr : TASK_UNKNOWN;
@@ -128,33 +130,44 @@ static void task_x86(const struct symtab *syms, const struct kernel_btf *kb, int
  * raw_smp_processor_id() reads it), else arm64's per-CPU cpu_number (its
  * address plus tpidr_el1).
  */
-static void task_other_arch(const struct kernel_image *img, const struct symtab *syms,
-			    const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+static void task_arm64(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
+		       int have_btf, struct task_layout *l)
 {
 	const struct symbol *cpu = symtab_find_name(syms, "cpu_number");
 	uint32_t size = have_btf ? kbtf_struct_size(kb, "task_struct") : 0;
+	uint64_t ti_cpu = have_btf ? task_member(kb, "task_struct", "thread_info.cpu", 4, size) : TASK_UNKNOWN;
 
-	if (img->arch == IMAGE_ARCH_ARM64) {
-		uint64_t ti_cpu = have_btf ? task_member(kb, "task_struct", "thread_info.cpu", 4, size) : TASK_UNKNOWN;
-
-		if (have_btf)
-			l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 8, size);
-		if (ti_cpu != TASK_UNKNOWN) {
-			l->cpu_in_task = 1;
-			l->cpu_off = ti_cpu;
-			l->cpu_how = "BTF, task_struct offset, sp_el0";
-		} else {
-			l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
-			l->cpu_how = "address, plus tpidr_el1";
-		}
-	} else if (have_btf) {
-		l->cpu_in_task = 1;
-		l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);
-		l->cpu_how = "BTF, task_struct offset";
-		l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 4, size);
+	(void)img;
+	if (!have_btf) {
+		l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
+		l->cpu_how = "address, plus tpidr_el1";
+		return;
 	}
-	if (have_btf)
-		l->cur_off = 0;
+	l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 8, size);
+	l->cur_off = 0;
+	if (ti_cpu != TASK_UNKNOWN) {
+		l->cpu_in_task = 1;
+		l->cpu_off = ti_cpu;
+		l->cpu_how = "BTF, task_struct offset, sp_el0";
+	} else {
+		l->cpu_off = cpu ? cpu->addr : TASK_UNKNOWN;
+		l->cpu_how = "address, plus tpidr_el1";
+	}
+}
+
+static void task_riscv64(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
+			 int have_btf, struct task_layout *l)
+{
+	uint32_t size = have_btf ? kbtf_struct_size(kb, "task_struct") : 0;
+
+	(void)img, (void)syms;
+	if (!have_btf)
+		return;
+	l->cpu_in_task = 1;
+	l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);
+	l->cpu_how = "BTF, task_struct offset";
+	l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 4, size);
+	l->cur_off = 0;
 }
 
 /*
@@ -166,8 +179,10 @@ static void task_other_arch(const struct kernel_image *img, const struct symtab 
  * (guest-stub/loongarch64/stub.S); the task's own members are task_struct
  * offsets as elsewhere.
  */
-static void task_loongarch(const struct kernel_btf *kb, int have_btf, struct task_layout *l)
+static void task_loongarch(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
+			   int have_btf, struct task_layout *l)
 {
+	(void)img, (void)syms;
 	uint32_t size = have_btf ? kbtf_struct_size(kb, "thread_info") : 0;
 
 	if (!size)
@@ -180,14 +195,39 @@ static void task_loongarch(const struct kernel_btf *kb, int have_btf, struct tas
 	l->tif_off = task_member(kb, "thread_info", "flags", 8, size);
 }
 
+/*
+ * Per guest arch: where its layout comes from, and the names its missing
+ * parts are called by (preempt count, thread flags, the current task).
+ */
+typedef void task_find_fn(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
+			  int have_btf, struct task_layout *l);
+static const struct task_arch {
+	task_find_fn *find;
+	const char *preempt, *flags, *current;
+	int flags_in_ti;	/* the thread flags are in thread_info, found by find */
+} task_arches[] = {
+	[IMAGE_ARCH_X86_64] = { task_x86, "the per-CPU preempt count", "task_struct.thread_info.flags",
+				"the per-CPU current task", 0 },
+	[IMAGE_ARCH_ARM64] = { task_arm64, "thread_info.preempt_count", "task_struct.thread_info.flags",
+			       "the per-CPU current task", 0 },
+	[IMAGE_ARCH_RISCV64] = { task_riscv64, "thread_info.preempt_count", "task_struct.thread_info.flags",
+				 "the per-CPU current task", 0 },
+	[IMAGE_ARCH_LOONGARCH64] = { task_loongarch, "thread_info.preempt_count", "thread_info.flags",
+				     "thread_info.task", 1 },
+};
+
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
 		     struct errbuf *err)
 {
 	const struct guest_arch *ga = guest_arch_of(img->arch);
+	const struct task_arch *ta = (unsigned)img->arch < sizeof(task_arches) / sizeof(task_arches[0]) ?
+		&task_arches[img->arch] : NULL;
 	struct kernel_btf kb = { 0 };
 	int rc, have_btf, asked = btf_path != NULL;
 
+	if (!ta || !ta->find)
+		return err_set(err, ENOEXEC, "%s: tasks: no layout known for %s", img->path, image_arch_name(img->arch));
 	memset(l, 0, sizeof(*l));
 	l->cpu_off = l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask =
 		l->migr_off = l->stack_off = TASK_UNKNOWN;
@@ -213,33 +253,26 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	}
 	have_btf = kb.btf != NULL;
 	snprintf(l->btf, sizeof(l->btf), "%s", have_btf ? kb.source : err->msg);
-	if (img->arch == IMAGE_ARCH_X86_64)
-		task_x86(syms, &kb, have_btf, l);
-	else if (img->arch == IMAGE_ARCH_LOONGARCH64)
-		task_loongarch(&kb, have_btf, l);
-	else
-		task_other_arch(img, syms, &kb, have_btf, l);
+	ta->find(img, syms, &kb, have_btf, l);
 	if (l->pc_off == TASK_UNKNOWN)
-		task_missing(l, img->arch == IMAGE_ARCH_X86_64 ? "the per-CPU preempt count" :
-			     "thread_info.preempt_count");
+		task_missing(l, ta->preempt);
 	if (have_btf) {
 		l->task_size = kbtf_struct_size(&kb, "task_struct");
 		l->pid_off = task_member(&kb, "task_struct", "pid", 4, l->task_size);
 		l->comm_off = task_member(&kb, "task_struct", "comm", 16, l->task_size);
-		if (img->arch != IMAGE_ARCH_LOONGARCH64)
+		if (!ta->flags_in_ti)
 			l->tif_off = task_member(&kb, "task_struct", "thread_info.flags", 8, l->task_size);
 		l->migr_off = task_member(&kb, "task_struct", "migration_disabled", 2, l->task_size);
 		l->stack_off = task_member(&kb, "task_struct", "stack", 8, l->task_size);
 		if (l->tif_off != TASK_UNKNOWN && ga)
 			l->tif_mask = 1ULL << ga->tif_need_resched;
 		else
-			task_missing(l, img->arch == IMAGE_ARCH_LOONGARCH64 ? "thread_info.flags" :
-				     "task_struct.thread_info.flags");
+			task_missing(l, ta->flags);
 		if (l->migr_off == TASK_UNKNOWN)
 			task_missing(l, "task_struct.migration_disabled");
 	}
 	if (l->cur_off == TASK_UNKNOWN)
-		task_missing(l, img->arch == IMAGE_ARCH_LOONGARCH64 ? "thread_info.task" : "the per-CPU current task");
+		task_missing(l, ta->current);
 	if (l->pid_off == TASK_UNKNOWN || l->comm_off == TASK_UNKNOWN) {
 		task_missing(l, have_btf ? "task_struct.pid or .comm" : "task names and pids (no BTF)");
 		/* The stub follows the task pointer only to offsets it knows. */
