@@ -7,7 +7,7 @@
 #define I8042_CMD_PORT_OFFSET 4
 #define I8042_CMD_RESET       0xfe
 
-void i8042_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+void i8042_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size)
 {
 	struct vm *vm = opaque;
 

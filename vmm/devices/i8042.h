@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-/* pio_fn for the data (0x60) and command/status (0x64) ports; opaque is the vm. */
-void i8042_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
+/* bus_fn for the data (0x60) and command/status (0x64) ports; opaque is the vm. */
+void i8042_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size);
 
 #endif

@@ -31,7 +31,7 @@ static uint8_t rtc_read(uint8_t index)
 	}
 }
 
-void rtc_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+void rtc_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size)
 {
 	struct rtc *rtc = opaque;
 

@@ -12,7 +12,7 @@ struct rtc {
 	uint8_t index;
 };
 
-/* pio_fn for the index (0x70) and data (0x71) ports. */
-void rtc_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
+/* bus_fn for the index (0x70) and data (0x71) ports. */
+void rtc_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size);
 
 #endif

@@ -251,7 +251,7 @@ static uint8_t serial_read_reg(struct serial *s, unsigned reg)
 	}
 }
 
-void serial_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+void serial_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size)
 {
 	struct serial *s = opaque;
 	unsigned reg = port & 7;

@@ -17,8 +17,8 @@ typedef void serial_line_fn(void *opaque, const char *line);
 struct serial *serial_create(int vm_fd, unsigned irq, int out_fd,
 			     serial_line_fn *on_line, void *opaque);
 void serial_destroy(struct serial *s);
-/* The port handler (pio_fn) for the 8 registers at the UART's base. */
-void serial_pio(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size);
+/* The port handler (bus_fn) for the 8 registers at the UART's base. */
+void serial_pio(void *opaque, uint64_t port, int is_write, uint8_t *data, unsigned size);
 /*
  * Queues input for the guest; returns how many bytes were taken (fewer
  * when the receive buffer is full: the caller waits and retries).

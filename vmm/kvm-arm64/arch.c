@@ -144,6 +144,11 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 	return 0;
 }
 
+static void a64_uart_mmio(void *opaque, uint64_t addr, int is_write, uint8_t *data, unsigned size)
+{
+	pl011_mmio(opaque, addr - A64_UART, data, size, is_write);
+}
+
 int arch_vm_add_devices(struct vm *vm, struct errbuf *err)
 {
 	uint32_t irq = (KVM_ARM_IRQ_TYPE_SPI << KVM_ARM_IRQ_TYPE_SHIFT) | (32 + A64_UART_SPI);
@@ -151,6 +156,8 @@ int arch_vm_add_devices(struct vm *vm, struct errbuf *err)
 	if (!(a64(vm)->uart = pl011_create(vm->vm_fd, irq, vm->cfg.console ? a64_console_out : NULL,
 					   vm->cfg.console)))
 		return err_set(err, ENOMEM, "out of memory for the UART");
+	if (bus_register(&vm->mmio, A64_UART, 0x1000, a64_uart_mmio, a64(vm)->uart))
+		return err_set(err, ENOSPC, "too many MMIO devices");
 	return 0;
 }
 
@@ -306,15 +313,6 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
 	return 0;
 }
 
-int arch_vcpu_mmio(struct vcpu *vcpu, uint64_t addr, uint8_t *data, unsigned len, int is_write)
-{
-	struct a64_state *s = a64(vcpu->vm);
-
-	if (!s || !s->uart || addr < A64_UART || addr >= A64_UART + 0x1000)
-		return 0;
-	pl011_mmio(s->uart, addr - A64_UART, data, len, is_write);
-	return 1;
-}
 
 int arch_vcpu_exit(struct vcpu *vcpu)
 {

@@ -7,9 +7,11 @@
  */
 #include <asm/bootparam.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
+#include "vmm/kvm-x86_64/devices.h"
 #include "vmm/kvm-x86_64/layout.h"
 #include "vmm/kvm-x86_64/mptable.h"
 #include "vmm/kvm-x86_64/regs.h"
@@ -51,6 +53,9 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 	uint64_t low = ram_below_hole(vm);
 	int rc;
 
+	/* The port bus and its devices' state (devices.c), freed by arch_vm_remove_devices. */
+	if (!(vm->arch_state = calloc(1, sizeof(struct x86_state))))
+		return err_set(err, ENOMEM, "out of memory for the VM");
 	rc = kvm_ioctl_val(vm->vm_fd, KVM_SET_TSS_ADDR, LAYOUT_TSS, "KVM_SET_TSS_ADDR", err);
 	if (rc < 0)
 		return rc;

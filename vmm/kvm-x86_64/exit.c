@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* x86_64 exits the generic vCPU loop hands over: emulation failures and the unknown. */
+/* x86_64 exits the generic vCPU loop hands over: port I/O, MSRs, emulation failures and the unknown. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/util/log.h"
+#include "vmm/kvm-x86_64/devices.h"
 #include "vmm/kvm-x86_64/msr.h"
 
 static const char *internal_suberror_name(unsigned sub)
@@ -63,6 +64,9 @@ int arch_vcpu_exit(struct vcpu *vcpu)
 	case KVM_EXIT_INTERNAL_ERROR:
 		exit_internal_error(vcpu);
 		return atomic_load(&vcpu->vm->stopping) ? -EIO : 0;
+	case KVM_EXIT_IO:
+		x86_exit_io(vcpu);
+		return 0;
 	case KVM_EXIT_HLT:
 		return 0;
 	case KVM_EXIT_X86_RDMSR:

@@ -66,11 +66,6 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err);
  * the VM to stop with a diagnosis.
  */
 int arch_vcpu_exit(struct vcpu *vcpu);
-/*
- * An MMIO access the guest made (KVM_EXIT_MMIO): 1 when a device of the
- * host arch took it (a read's data filled in), 0 when nothing is there.
- */
-int arch_vcpu_mmio(struct vcpu *vcpu, uint64_t addr, uint8_t *data, unsigned len, int is_write);
 /* Where a KVM_EXIT_DEBUG stopped the vCPU (the generic loop hands it on). */
 int arch_vcpu_debug_pc(struct vcpu *vcpu, uint64_t *pc);
 /* One-line register summary for diagnoses ("rip 0x... cs 0x10 ..."). */

@@ -27,7 +27,6 @@ struct host_kvm {
 	struct vm vm_store;
 	struct console con;
 	struct host_hooks hooks;
-	int doorbell_registered;
 	int vm_created, verbose;
 	char *cmdline;
 };
@@ -168,22 +167,12 @@ static void hkh_exit(void *opaque, struct vcpu *vcpu, const struct vm_exit_info 
 	hk->hooks.exit(hk->hooks.opaque, vcpu->id, x);
 }
 
-/* The stub's doorbell: a 32-bit out to VT_DOORBELL_PORT, its value the ring. */
-static void hk_doorbell(void *opaque, uint16_t port, int is_write, uint8_t *data, unsigned size)
+/* The stub's doorbell as the host arch heard it (x86_64: its port). */
+static void hkh_doorbell(void *opaque, uint32_t ring)
 {
 	struct host_kvm *hk = opaque;
-	uint32_t ring = 0;
 
-	if (!is_write) {
-		memset(data, 0xff, size);
-		return;
-	}
-	memcpy(&ring, data, size < 4 ? size : 4);
-	/* The handler spans the 4 bytes of the stub's 32-bit out; only its first port rings. */
-	if (port != VT_DOORBELL_PORT)
-		ring = UINT32_MAX;	/* the tracer counts it as invalid */
-	if (hk->hooks.doorbell)
-		hk->hooks.doorbell(hk->hooks.opaque, ring);
+	hk->hooks.doorbell(hk->hooks.opaque, ring);
 }
 
 static void hk_set_hooks(struct host *h, const struct host_hooks *hooks)
@@ -204,6 +193,7 @@ static void hk_set_hooks(struct host *h, const struct host_hooks *hooks)
 	vh.stop = hooks->stop ? hkh_stop : NULL;
 	vh.debug_exit = hooks->debug_exit ? hkh_debug_exit : NULL;
 	vh.exit = hooks->exit ? hkh_exit : NULL;
+	vh.doorbell = hooks->doorbell ? hkh_doorbell : NULL;
 	vm_set_hooks(hk->vm, &vh);
 }
 
@@ -233,19 +223,7 @@ static int hk_write_code(struct host *h, uint64_t gpa, uint8_t *hva, const void 
 static int hk_stub_install(struct host *h, const struct elf_image *elf, const struct symtab *syms,
 			   uint64_t data_size, struct stub_region *r, struct errbuf *err)
 {
-	struct host_kvm *hk = hk_of(h);
-	int rc = arch_stub_install(hk->vm, elf, syms, data_size, r, err);
-
-	if (rc)
-		return rc;
-	if (!hk->doorbell_registered) {
-		if (pio_register(&hk->vm->pio, VT_DOORBELL_PORT, 4, hk_doorbell, hk)) {
-			stub_region_free(r);
-			return err_set(err, ENOSPC, "too many port I/O devices");
-		}
-		hk->doorbell_registered = 1;
-	}
-	return 0;
+	return arch_stub_install(hk_of(h)->vm, elf, syms, data_size, r, err);
 }
 
 static void hk_stub_free(struct host *h, struct stub_region *r)

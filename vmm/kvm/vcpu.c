@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The vCPU loop. Exits that generic devices answer are handled here;
- * anything else goes to the arch layer, which either handles it or stops
- * the VM with a diagnosis. The loop never spins on an error.
+ * The vCPU loop. Exits the VM core answers (MMIO, through its bus) are
+ * handled here; anything else (x86_64's port I/O among them) goes to the
+ * arch layer, which either handles it or stops the VM with a diagnosis.
+ * The loop never spins on an error.
  */
 #include <errno.h>
 #include <signal.h>
@@ -78,40 +79,15 @@ void vcpu_destroy(struct vcpu *vcpu)
 	vcpu->fd = -1;
 }
 
-static void vcpu_exit_io(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	size_t total = (size_t)run->io.count * run->io.size;
-
-	/* data_offset comes from KVM, but stay inside the run area regardless. */
-	if (run->io.data_offset >= vcpu->run_size || total > vcpu->run_size - run->io.data_offset) {
-		vm_request_stop(vcpu->vm, VM_STOP_HOST_FAILURE, "KVM_EXIT_IO data outside the run area");
-		return;
-	}
-	for (unsigned i = 0; i < run->io.count; i++, data += run->io.size)
-		pio_dispatch(&vcpu->vm->pio, run->io.port,
-			     run->io.direction == KVM_EXIT_IO_OUT, data, run->io.size);
-	if (vcpu->vm->hooks.exit && run->io.count) {
-		struct vm_exit_info x = {
-			.kind = VM_EXIT_PIO, .reason = KVM_EXIT_IO, .addr = run->io.port,
-			.is_write = run->io.direction == KVM_EXIT_IO_OUT,
-			.size = run->io.size, .count = run->io.count,
-		};
-
-		memcpy(&x.value, (uint8_t *)run + run->io.data_offset, run->io.size < 8 ? run->io.size : 8);
-		vm_report_exit(vcpu->vm, vcpu, &x);
-	}
-}
-
 static void vcpu_exit_mmio(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
 	/* Where no device answers, reads see all ones, as on an empty bus. */
-	if (!arch_vcpu_mmio(vcpu, run->mmio.phys_addr, run->mmio.data,
-			    run->mmio.len < 8 ? run->mmio.len : 8, run->mmio.is_write) && !run->mmio.is_write)
+	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+	bus_dispatch(&vcpu->vm->mmio, run->mmio.phys_addr, run->mmio.is_write, run->mmio.data,
+		     run->mmio.len < 8 ? run->mmio.len : 8);
 	if (vcpu->vm->hooks.exit) {
 		struct vm_exit_info x = {
 			.kind = VM_EXIT_MMIO, .reason = KVM_EXIT_MMIO, .addr = run->mmio.phys_addr,
@@ -146,7 +122,7 @@ static void vcpu_exit_debug(struct vcpu *vcpu)
 	vm->hooks.debug_exit(vm->hooks.opaque, vcpu, pc);
 }
 
-/* The details an exit reason brings after it (vcpu_exit_io, _mmio, the arch's MSR exits), or 0. */
+/* The details an exit reason brings after it (vcpu_exit_mmio, the arch's port, MSR and hypercall exits), or 0. */
 static enum vm_exit_kind vcpu_exit_detail(uint32_t reason)
 {
 	switch (reason) {
@@ -168,9 +144,6 @@ static void vcpu_dispatch_exit(struct vcpu *vcpu)
 								 .reason = run->exit_reason,
 								 .detail = vcpu_exit_detail(run->exit_reason) });
 	switch (run->exit_reason) {
-	case KVM_EXIT_IO:
-		vcpu_exit_io(vcpu);
-		break;
 	case KVM_EXIT_MMIO:
 		vcpu_exit_mmio(vcpu);
 		break;

@@ -14,15 +14,13 @@
 
 #include "vmm/host/host-exits.h"
 #include "vmm/kvm/compat.h"
+#include "vmm/kvm/bus.h"
 #include "vmm/util/error.h"
-#include "vmm/kvm/pio.h"
 
 #define VM_MAX_CPUS    8
 #define VM_MAX_REGIONS 4
 
 struct console;
-struct rtc;
-struct serial;
 struct vcpu;
 struct vm;
 
@@ -51,6 +49,11 @@ struct vm_hooks {
 	void (*debug_exit)(void *opaque, struct vcpu *vcpu, uint64_t pc);
 	/* Every exit the VMM handled (kvm:* events), on the vCPU's thread. */
 	void (*exit)(void *opaque, struct vcpu *vcpu, const struct vm_exit_info *x);
+	/*
+	 * The stub's doorbell rang for ring (UINT32_MAX: none known), however
+	 * the host arch hears it (x86_64: a port write); on the vCPU's thread.
+	 */
+	void (*doorbell)(void *opaque, uint32_t ring);
 };
 
 struct vm_config {
@@ -80,11 +83,9 @@ struct vm {
 	uint64_t ram_size;
 	struct vcpu *vcpus;
 	unsigned ncpus;
-	struct pio_bus pio;
-	/* Devices the arch created (arch_vm_add_devices) and destroys. */
-	struct serial *serial;		/* the console: output, input, flush */
-	void *arch_state;		/* the host arch's own (vmm/kvm-<arch>/) */
-	struct rtc *rtc;
+	struct io_bus mmio;		/* the MMIO devices the host arch put on it */
+	/* The host arch's own (vmm/kvm-<arch>/): its devices (x86_64: its port bus), its state. */
+	void *arch_state;
 	struct compat_stats compat;
 	/* Where the boot vCPU starts, and its boot argument (x86: zero page). */
 	uint64_t boot_entry;
