@@ -59,17 +59,6 @@ int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 	return 0;
 }
 
-int arch_compat_detect(void)
-{
-	return 0;
-}
-
-const char *arch_compat_assist_name(unsigned assist)
-{
-	(void)assist;
-	return "none";
-}
-
 const char *arch_default_cmdline(void)
 {
 	return "console=ttyAMA0 panic=-1";
@@ -362,23 +351,6 @@ void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 	}
 }
 
-int arch_nmi_supported(void)
-{
-	return 0;
-}
-
-int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
-{
-	(void)vcpu;
-	return err_set(err, EOPNOTSUPP, "arm64 guests take no NMI from this host");
-}
-
-int arch_vcpu_nmi_busy(struct vcpu *vcpu)
-{
-	(void)vcpu;
-	return 0;
-}
-
 /*
  * The running VM's register reads and writes (diagnoses, the flight
  * recorder, the doorbell's return, PSCI's answers), and a PSCI CPU_ON's
@@ -393,16 +365,5 @@ const unsigned long *arch_sandbox_ioctls(size_t *n)
 	return a64_sandbox_ioctls;
 }
 
-int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
-{
-	(void)vm, (void)ranges, (void)n;
-	return err_set(err, EOPNOTSUPP, "arm64 has no MSRs");
-}
-
-int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n)
-{
-	(void)vcpu, (void)out, (void)max;
-	*n = 0;
-	return -EOPNOTSUPP;
-}
-
+/* No compat layer, no NMI to give, no MSRs, no CPUID. */
+const struct arch_optional arch_optional = { NULL };

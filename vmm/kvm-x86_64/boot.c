@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
+#include "vmm/kvm-x86_64/cpu.h"
 #include "vmm/kvm-x86_64/devices.h"
 #include "vmm/kvm-x86_64/layout.h"
 #include "vmm/kvm-x86_64/mptable.h"
@@ -46,6 +47,15 @@ int arch_kernel_check(const struct kernel_image *img, struct errbuf *err)
 {
 	return image_require_arch(img, IMAGE_ARCH_X86_64, err);
 }
+
+const struct arch_optional arch_optional = {
+	.compat_detect = x86_compat_detect,
+	.compat_assist_name = x86_compat_assist_name,
+	.vcpu_nmi = x86_vcpu_nmi,
+	.vcpu_nmi_busy = x86_vcpu_nmi_busy,
+	.vm_msr_intercept = x86_vm_msr_intercept,
+	.vcpu_cpuid = x86_vcpu_cpuid,
+};
 
 int arch_vm_init(struct vm *vm, struct errbuf *err)
 {

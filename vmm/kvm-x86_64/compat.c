@@ -31,7 +31,7 @@ static const char *const assist_names[ASSIST_COUNT] = {
 
 _Static_assert(ASSIST_COUNT <= COMPAT_MAX_ASSISTS, "compat_stats has too few counters");
 
-const char *arch_compat_assist_name(unsigned assist)
+const char *x86_compat_assist_name(unsigned assist)
 {
 	return assist < ASSIST_COUNT ? assist_names[assist] : NULL;
 }
@@ -40,7 +40,7 @@ const char *arch_compat_assist_name(unsigned assist)
  * HOST-KVM §1: the host's KVM is kvm_pvm, or at least its CPU has neither
  * VMX nor SVM, so guest kernel code is emulated instead of run.
  */
-int arch_compat_detect(void)
+int x86_compat_detect(void)
 {
 	char line[4096];
 	FILE *f;

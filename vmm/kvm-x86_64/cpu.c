@@ -195,7 +195,7 @@ void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc)
 		 s.cr0, s.cr2, s.cr3, s.cr4, s.efer);
 }
 
-int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n)
+int x86_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n)
 {
 	struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
 	int rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
+#include "vmm/kvm-x86_64/cpu.h"
 #include "arch/slot.h"
 #include "vmm/kvm-x86_64/pagewalk.h"
 #include "vmm/kvm-x86_64/regs.h"
@@ -110,17 +111,12 @@ int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret)
 	return -ENOENT;
 }
 
-int arch_nmi_supported(void)
-{
-	return 1;
-}
-
-int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
+int x86_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err)
 {
 	return kvm_ioctl(vcpu->fd, KVM_NMI, NULL, err);
 }
 
-int arch_vcpu_nmi_busy(struct vcpu *vcpu)
+int x86_vcpu_nmi_busy(struct vcpu *vcpu)
 {
 	struct kvm_vcpu_events ev;
 

@@ -11,13 +11,14 @@
 #include <string.h>
 
 #include "vmm/kvm/arch.h"
+#include "vmm/kvm-x86_64/cpu.h"
 #include "vmm/kvm/kvm.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/util/log.h"
 #include "vmm/kvm-x86_64/msr.h"
 
-int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
+int x86_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err)
 {
 	static uint8_t deny[KVM_MSR_FILTER_MAX_BITMAP_SIZE];	/* all zero: every MSR in a range exits */
 	struct kvm_enable_cap cap = { .cap = KVM_CAP_X86_USER_SPACE_MSR,

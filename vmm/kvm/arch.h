@@ -19,9 +19,6 @@ struct symtab;
 struct vcpu;
 struct vm;
 
-/* Host compatibility (vmm/kvm/compat.h): detection and the assists' names. */
-int arch_compat_detect(void);
-const char *arch_compat_assist_name(unsigned assist);
 
 /* Command line for the console and this class of host; compat and --fast-boot add more. */
 const char *arch_default_cmdline(void);
@@ -77,16 +74,6 @@ void arch_vcpu_describe(struct vcpu *vcpu, char *buf, size_t len);
  */
 void arch_vcpu_registers(struct vcpu *vcpu, char *buf, size_t len, uint64_t *pc);
 
-/* Whether this host arch can give its guests an NMI (x86_64; arm64 has none to give). */
-int arch_nmi_supported(void);
-/* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
-int arch_vcpu_nmi(struct vcpu *vcpu, struct errbuf *err);
-/*
- * Non-zero while KVM still holds an NMI the guest has not taken (queued,
- * or being injected): another one now could be merged with it. From the
- * vCPU's own thread, outside KVM_RUN; 0 when KVM cannot say.
- */
-int arch_vcpu_nmi_busy(struct vcpu *vcpu);
 
 /*
  * The ioctl requests a running VM of this host arch makes beyond KVM_RUN
@@ -128,13 +115,6 @@ int arch_vcpu_caller(struct vcpu *vcpu, uint64_t *ret);
 /* The guest's timestamp-counter frequency in kHz, as KVM reports it. */
 int arch_vcpu_tsc_khz(struct vcpu *vcpu, uint64_t *khz);
 /*
- * Brings the guest's accesses to MSRs [r[0], r[1]] of each range to the
- * VMM, which completes them through KVM and reports them (vm_hooks.exit,
- * VM_EXIT_MSR). -EOPNOTSUPP when this host's KVM cannot. Before the vCPUs
- * run.
- */
-int arch_vm_msr_intercept(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err);
-/*
  * The HOST_EV_* kinds this arch's exits bring without asking: x86_64 port
  * I/O, MMIO and the CPUID table; arm64 MMIO only.
  */
@@ -152,11 +132,6 @@ int arch_vm_hypercall_exits(struct vm *vm, const char **why, struct errbuf *err)
  * entry given). Cheap when nothing is asked.
  */
 void arch_vcpu_before_run(struct vcpu *vcpu);
-/*
- * The CPUID table KVM holds for the vCPU (what KVM_SET_CPUID2 offered the
- * guest), up to max leaves; *n says how many. -EOPNOTSUPP without one.
- */
-int arch_vcpu_cpuid(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
 /* The guest's timestamp counter now (the zero of trace timestamps). */
 int arch_vcpu_read_tsc(struct vcpu *vcpu, uint64_t *tsc);
 
@@ -190,5 +165,37 @@ int arch_rings_area(struct vm *vm, uint8_t **host, uint64_t *va, uint64_t *size,
 enum arch_break { ARCH_BREAK_NONE, ARCH_BREAK_DOORBELL, ARCH_BREAK_DONE };
 enum arch_break arch_vcpu_host_break(struct vcpu *vcpu, uint64_t pc, uint32_t *ring);
 int arch_stub_doorbell_leave(struct vcpu *vcpu);
+
+/*
+ * What only some host arches have (x86_64 all of it; arm64 none: no
+ * compat layer, no NMI to give, no MSRs, no CPUID): each NULL where the
+ * arch has none, and the VM core does without.
+ */
+struct arch_optional {
+	/* The host-compatibility layer (compat.h): 1 when this host needs it; each assist's name, or NULL. */
+	int (*compat_detect)(void);
+	const char *(*compat_assist_name)(unsigned assist);
+	/* Queues an NMI for the guest; from the vCPU's own thread, outside KVM_RUN. */
+	int (*vcpu_nmi)(struct vcpu *vcpu, struct errbuf *err);
+	/*
+	 * Non-zero while KVM still holds an NMI the guest has not taken (queued,
+	 * or being injected): another one now could be merged with it. From the
+	 * vCPU's own thread, outside KVM_RUN; 0 when KVM cannot say.
+	 */
+	int (*vcpu_nmi_busy)(struct vcpu *vcpu);
+	/*
+	 * Brings the guest's accesses to MSRs [r[0], r[1]] of each range to the
+	 * VMM, which completes them through KVM and reports them (vm_hooks.exit,
+	 * VM_EXIT_MSR). -EOPNOTSUPP when this host's KVM cannot. Before the
+	 * vCPUs run.
+	 */
+	int (*vm_msr_intercept)(struct vm *vm, const uint32_t (*ranges)[2], unsigned n, struct errbuf *err);
+	/*
+	 * The CPUID table KVM holds for the vCPU (what KVM_SET_CPUID2 offered the
+	 * guest), up to max leaves; *n says how many.
+	 */
+	int (*vcpu_cpuid)(struct vcpu *vcpu, struct host_cpuid_leaf *out, unsigned max, unsigned *n);
+};
+extern const struct arch_optional arch_optional;
 
 #endif

@@ -4,7 +4,7 @@
 
 int compat_resolve(int mode)
 {
-	return mode < 0 ? arch_compat_detect() : mode != 0;
+	return mode < 0 ? arch_optional.compat_detect && arch_optional.compat_detect() : mode != 0;
 }
 
 void compat_count(struct compat_stats *stats, unsigned assist)
@@ -17,7 +17,7 @@ void compat_report(struct compat_stats *stats, FILE *out)
 {
 	for (unsigned i = 0; i < COMPAT_MAX_ASSISTS; i++) {
 		unsigned long n = atomic_load(&stats->fired[i]);
-		const char *name = arch_compat_assist_name(i);
+		const char *name = arch_optional.compat_assist_name ? arch_optional.compat_assist_name(i) : NULL;
 
 		if (name)
 			fprintf(out, "vmmtrace: compat assist %-10s fired %lu times\n", name, n);

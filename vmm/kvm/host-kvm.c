@@ -252,7 +252,8 @@ static int hk_vmev_setup(struct host *h, const uint32_t (*msrs)[2], unsigned n_m
 	*why_no_hypercall = NULL;
 	if (n_msrs) {
 		struct errbuf why = { "" };
-		int rc = arch_vm_msr_intercept(hk->vm, msrs, n_msrs, &why);
+		int rc = arch_optional.vm_msr_intercept ? arch_optional.vm_msr_intercept(hk->vm, msrs, n_msrs, &why) :
+			 err_set(&why, EOPNOTSUPP, "%s has no MSRs", arch_name());
 
 		if (rc == -EOPNOTSUPP && !(quiet & HOST_EV_MSR))
 			log_warn("kvm:msr: %s: no MSR events are recorded", why.msg);
@@ -300,7 +301,7 @@ static int hk_vcpu_cpuid(struct host *h, unsigned cpu, struct host_cpuid_leaf *o
 {
 	struct vcpu *v = hk_vcpu(h, (int)cpu);
 
-	return v ? arch_vcpu_cpuid(v, out, max, n) : -EINVAL;
+	return !v ? -EINVAL : !arch_optional.vcpu_cpuid ? -EOPNOTSUPP : arch_optional.vcpu_cpuid(v, out, max, n);
 }
 
 static void hk_describe(struct host *h, FILE *f)
@@ -432,7 +433,7 @@ static void host_kvm_init(struct host_kvm *hk, struct vm *vm)
 		hk->ops.stub_room = NULL;
 		hk->ops.rings_area = NULL;
 	}
-	if (!arch_nmi_supported())
+	if (!arch_optional.vcpu_nmi)
 		hk->ops.inject_nmi = NULL;	/* `vmmtrace nmi` is refused in one line */
 	hk->h.ops = &hk->ops;
 	hk->h.name = "KVM";

@@ -180,7 +180,11 @@ static void vcpu_deliver_nmi(struct vcpu *vcpu)
 	struct errbuf err;
 	uint64_t pc;
 
-	if (arch_vcpu_nmi(vcpu, &err)) {
+	if (!arch_optional.vcpu_nmi) {
+		log_warn("vCPU %u: NMI not delivered: %s guests take none", vcpu->id, arch_name());
+		return;
+	}
+	if (arch_optional.vcpu_nmi(vcpu, &err)) {
 		log_warn("vCPU %u: NMI not delivered: %s", vcpu->id, err.msg);
 		return;
 	}
@@ -211,7 +215,8 @@ static void *vcpu_thread(void *arg)
 		 * handler), this one waits: KVM would merge the two, as
 		 * hardware may, and the guest would see one NMI for two asked.
 		 */
-		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) && !arch_vcpu_nmi_busy(vcpu) &&
+		if (atomic_load_explicit(&vcpu->nmi_pending, memory_order_relaxed) &&
+		    !(arch_optional.vcpu_nmi_busy && arch_optional.vcpu_nmi_busy(vcpu)) &&
 		    atomic_exchange(&vcpu->nmi_pending, 0))
 			vcpu_deliver_nmi(vcpu);
 		arch_vcpu_before_run(vcpu);
