@@ -19,7 +19,7 @@
 #    a missing file: exit 2 and one line (no -o table left behind); --stat
 #    reads a cut run and says so in its drops.
 # Five runs a side keep a difference that is only chance from passing for
-# a parting (at most 2 in 252 per place); tests/kvm/diff-runs-long.sh runs
+# a parting (at most 2 in 252 per place); tests/e2e/diff-runs-kvm.sh runs
 # the issue's three against three on KVM.
 . "$(dirname "$0")/../lib.sh"
 require_file "$VMMTRACE"

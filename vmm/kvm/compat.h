@@ -3,7 +3,7 @@
  * Host-compatibility layer for software-assisted KVM hosts
  * (shared/docs/HOST-KVM.md). The generic part: the mode switch and the
  * per-assist counters. Every workaround itself lives in
- * arch/<arch>/compat.c, each with the host behaviour it answers.
+ * vmm/kvm-<arch>/compat.c, each with the host behaviour it answers.
  */
 #ifndef VMM_COMPAT_H
 #define VMM_COMPAT_H

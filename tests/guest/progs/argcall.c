@@ -2,7 +2,7 @@
 /*
  * argcall N: N rounds of system calls with arguments chosen to be seen in a
  * trace of the kernel functions they reach with those values (--args,
- * tests/kvm/args.sh), then one line on standard output:
+ * tests/e2e/tasks.sh), then one line on standard output:
  *   "ARGCALL pid=<pid> rounds=<n> dup3=<r> dup3_bad=<r> close=<r> close_bad=<r> getpriority=<r>"
  * with what the last round's calls returned. Each round, in a 6.1 x86_64 kernel:
  *   dup3(1, 77, O_CLOEXEC)     ksys_dup3(oldfd=1, newfd=77, flags=0x80000)
