@@ -10,8 +10,12 @@ static int geometry_ok(unsigned page_shift, unsigned va_bits)
 	       va_bits <= 52 && va_bits >= 36;
 }
 
-int a64_walk_pte(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
-		 uint64_t va, uint64_t **pte)
+/*
+ * The entry for va at the last level or, with blocks, at the first level
+ * whose entry is a block (bits 1:0 = 01); *shift: the VA bits below it.
+ */
+static int a64_walk(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
+		    uint64_t va, int blocks, uint64_t **entry, unsigned *shift)
 {
 	unsigned bits = page_shift - 3, levels, root_bits;
 	uint64_t pa = root_pa;
@@ -22,15 +26,16 @@ int a64_walk_pte(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned pa
 	levels = (va_bits - page_shift + bits - 1) / bits;
 	root_bits = va_bits - page_shift - bits * (levels - 1);
 	for (unsigned l = 0; l < levels; l++) {
-		unsigned width = l ? bits : root_bits, shift = page_shift + bits * (levels - 1 - l);
+		unsigned width = l ? bits : root_bits, at = page_shift + bits * (levels - 1 - l);
 		uint64_t *t = table(opaque, pa, 8ULL << width);
 		uint64_t *e;
 
 		if (!t)
 			return -EFAULT;
-		e = &t[(va >> shift) & ((1ULL << width) - 1)];
-		if (l == levels - 1) {
-			*pte = e;
+		e = &t[(va >> at) & ((1ULL << width) - 1)];
+		if (l == levels - 1 || (blocks && (*e & 3) == A64_DESC_VALID)) {
+			*entry = e;
+			*shift = at;
 			return 0;
 		}
 		if ((*e & 3) != A64_DESC_TABLE)
@@ -38,6 +43,14 @@ int a64_walk_pte(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned pa
 		pa = *e & A64_DESC_OA_48 & ~((1ULL << page_shift) - 1);
 	}
 	return -EINVAL;
+}
+
+int a64_walk_pte(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
+		 uint64_t va, uint64_t **pte)
+{
+	unsigned shift;
+
+	return a64_walk(table, opaque, root_pa, page_shift, va_bits, va, 0, pte, &shift);
 }
 
 unsigned a64_find_va_bits(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift,
@@ -74,30 +87,16 @@ uint64_t a64_pte_rox_like(uint64_t like, uint64_t pa, unsigned page_shift)
 int a64_translate(a64_table_fn table, void *opaque, uint64_t root_pa, unsigned page_shift, unsigned va_bits,
 		  uint64_t va, uint64_t *pa)
 {
-	unsigned bits = page_shift - 3, levels, root_bits;
-	uint64_t next = root_pa;
+	uint64_t *e, v;
+	unsigned shift;
+	int rc = a64_walk(table, opaque, root_pa, page_shift, va_bits, va, 1, &e, &shift);
 
-	if (!geometry_ok(page_shift, va_bits))
-		return -EINVAL;
-	levels = (va_bits - page_shift + bits - 1) / bits;
-	root_bits = va_bits - page_shift - bits * (levels - 1);
-	for (unsigned l = 0; l < levels; l++) {
-		unsigned width = l ? bits : root_bits, shift = page_shift + bits * (levels - 1 - l);
-		uint64_t *t = table(opaque, next, 8ULL << width), e;
-
-		if (!t)
-			return -EFAULT;
-		e = t[(va >> shift) & ((1ULL << width) - 1)];
-		if (!(e & A64_DESC_VALID))
-			return -ENOENT;
-		/* A block (bits 1:0 = 01) above the last level, or the last level's page. */
-		if (l == levels - 1 || (e & 3) != A64_DESC_TABLE) {
-			if (l == levels - 1 && (e & 3) != A64_DESC_TABLE)
-				return -ENOENT;
-			*pa = (e & A64_DESC_OA_48 & ~((1ULL << shift) - 1)) | (va & ((1ULL << shift) - 1));
-			return 0;
-		}
-		next = e & A64_DESC_OA_48 & ~((1ULL << page_shift) - 1);
-	}
-	return -EINVAL;
+	if (rc)
+		return rc;
+	v = *e;		/* read once: the guest's memory */
+	/* A page at the last level (bits 1:0 = 11), a block above it (01). */
+	if ((v & 3) != (shift == page_shift ? A64_DESC_TABLE : A64_DESC_VALID))
+		return -ENOENT;
+	*pa = (v & A64_DESC_OA_48 & ~((1ULL << shift) - 1)) | (va & ((1ULL << shift) - 1));
+	return 0;
 }

@@ -155,66 +155,59 @@ static void task_arm64(const struct kernel_image *img, const struct symtab *syms
 	}
 }
 
-static void task_riscv64(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
-			 int have_btf, struct task_layout *l)
-{
-	uint32_t size = have_btf ? kbtf_struct_size(kb, "task_struct") : 0;
-
-	(void)img, (void)syms;
-	if (!have_btf)
-		return;
-	l->cpu_in_task = 1;
-	l->cpu_off = task_member(kb, "task_struct", "thread_info.cpu", 4, size);
-	l->cpu_how = "BTF, task_struct offset";
-	l->pc_off = task_member(kb, "task_struct", "thread_info.preempt_count", 4, size);
-	l->cur_off = 0;
-}
-
-/*
- * loongarch64: no THREAD_INFO_IN_TASK. tp holds the current thread_info
- * from kernel_entry on (arch/loongarch/include/asm/thread_info.h), whose
- * members give the CPU number, the generic preempt count (an int, no
- * resched bit) and the thread flags, and whose first member points to the
- * task: each VT_CFG_* of these is a thread_info offset, read from tp
- * (guest-stub/loongarch64/stub.S); the task's own members are task_struct
- * offsets as elsewhere.
- */
-static void task_loongarch(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
-			   int have_btf, struct task_layout *l)
-{
-	(void)img, (void)syms;
-	uint32_t size = have_btf ? kbtf_struct_size(kb, "thread_info") : 0;
-
-	if (!size)
-		return;
-	l->cur_in_ti = 1;
-	l->cpu_off = task_member(kb, "thread_info", "cpu", 4, size);
-	l->cpu_how = "BTF, thread_info offset, tp";
-	l->pc_off = task_member(kb, "thread_info", "preempt_count", 4, size);
-	l->cur_off = task_member(kb, "thread_info", "task", 8, size);
-	l->tif_off = task_member(kb, "thread_info", "flags", 8, size);
-}
-
 /*
  * Per guest arch: where its layout comes from, and the names its missing
  * parts are called by (preempt count, thread flags, the current task).
  */
 typedef void task_find_fn(const struct kernel_image *img, const struct symtab *syms, const struct kernel_btf *kb,
 			  int have_btf, struct task_layout *l);
-static const struct task_arch {
-	task_find_fn *find;
+struct task_arch {
+	task_find_fn *find;		/* NULL: task_in_struct, from the members below */
 	const char *preempt, *flags, *current;
-	int flags_in_ti;	/* the thread flags are in thread_info, found by find */
-} task_arches[] = {
+	int flags_in_ti;		/* the thread flags are in thread_info, found by find */
+	/* task_in_struct: the struct the stub's register points to and its members (NULL: none). */
+	const char *in, *cpu, *pc, *task, *tif, *cpu_how;
+};
+static const struct task_arch task_arches[] = {
 	[IMAGE_ARCH_X86_64] = { task_x86, "the per-CPU preempt count", "task_struct.thread_info.flags",
 				"the per-CPU current task", 0 },
 	[IMAGE_ARCH_ARM64] = { task_arm64, "thread_info.preempt_count", "task_struct.thread_info.flags",
 			       "the per-CPU current task", 0 },
-	[IMAGE_ARCH_RISCV64] = { task_riscv64, "thread_info.preempt_count", "task_struct.thread_info.flags",
-				 "the per-CPU current task", 0 },
-	[IMAGE_ARCH_LOONGARCH64] = { task_loongarch, "thread_info.preempt_count", "thread_info.flags",
-				     "thread_info.task", 1 },
+	[IMAGE_ARCH_RISCV64] = { NULL, "thread_info.preempt_count", "task_struct.thread_info.flags",
+				 "the per-CPU current task", 0, "task_struct", "thread_info.cpu",
+				 "thread_info.preempt_count", NULL, NULL, "BTF, task_struct offset" },
+	[IMAGE_ARCH_LOONGARCH64] = { NULL, "thread_info.preempt_count", "thread_info.flags", "thread_info.task", 1,
+				     "thread_info", "cpu", "preempt_count", "task", "flags",
+				     "BTF, thread_info offset, tp" },
 };
+
+/*
+ * riscv64 (as arm64 above, with the generic int preempt count and
+ * thread_info.cpu always) and loongarch64, which has no
+ * THREAD_INFO_IN_TASK: tp holds the current thread_info from kernel_entry
+ * on (arch/loongarch/include/asm/thread_info.h), whose members give the
+ * CPU number, the preempt count and the thread flags, and whose first
+ * member points to the task: each VT_CFG_* of these is a thread_info
+ * offset, read from tp (guest-stub/loongarch64/stub.S); the task's own
+ * members are task_struct offsets as elsewhere. Which struct and members:
+ * the arch's row of task_arches.
+ */
+static void task_in_struct(const struct task_arch *ta, const struct kernel_btf *kb, int have_btf,
+			   struct task_layout *l)
+{
+	uint32_t size = have_btf ? kbtf_struct_size(kb, ta->in) : 0;
+
+	if (!size)
+		return;
+	l->cur_in_ti = ta->task != NULL;
+	l->cpu_in_task = !l->cur_in_ti;
+	l->cpu_off = task_member(kb, ta->in, ta->cpu, 4, size);
+	l->cpu_how = ta->cpu_how;
+	l->pc_off = task_member(kb, ta->in, ta->pc, 4, size);
+	l->cur_off = ta->task ? task_member(kb, ta->in, ta->task, 8, size) : 0;
+	if (ta->tif)
+		l->tif_off = task_member(kb, ta->in, ta->tif, 8, size);
+}
 
 int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 		     const char *btf_path, struct task_layout *l, struct kernel_btf *keep,
@@ -226,7 +219,7 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	struct kernel_btf kb = { 0 };
 	int rc, have_btf, asked = btf_path != NULL;
 
-	if (!ta || !ta->find)
+	if (!ta || (!ta->find && !ta->in))
 		return err_set(err, ENOEXEC, "%s: tasks: no layout known for %s", img->path, image_arch_name(img->arch));
 	memset(l, 0, sizeof(*l));
 	l->cpu_off = l->cur_off = l->pc_off = l->pid_off = l->comm_off = l->tif_off = l->tif_mask =
@@ -253,7 +246,10 @@ int task_layout_find(const struct kernel_image *img, const struct symtab *syms,
 	}
 	have_btf = kb.btf != NULL;
 	snprintf(l->btf, sizeof(l->btf), "%s", have_btf ? kb.source : err->msg);
-	ta->find(img, syms, &kb, have_btf, l);
+	if (ta->find)
+		ta->find(img, syms, &kb, have_btf, l);
+	else
+		task_in_struct(ta, &kb, have_btf, l);
 	if (l->pc_off == TASK_UNKNOWN)
 		task_missing(l, ta->preempt);
 	if (have_btf) {
