@@ -517,9 +517,10 @@ riscv_checks() {
 }
 
 # The flight recorder's output (tests/qemu/flight-qemu.sh, tests/kvm-arm64/trace.sh).
-# recorder_checks NAME ERR PCREG: the recorder's block in ERR is whole, and vCPU 0's registers follow.
+# recorder_checks NAME ERR PCREG [LINE-ERE]: the recorder's block in ERR is whole, and vCPU 0's
+# registers follow: PCREG (PC, RIP) a kernel address, and a line matching LINE-ERE when given (x86's CR0).
 recorder_checks() {
-	local name=$1 err=$2 pcreg=$3 kept seen lines
+	local name=$1 err=$2 pcreg=$3 more=${4:-.} kept seen lines
 	kept=$(sed -nE 's/^vmmtrace: flight recorder: the last ([0-9]+) of ([0-9]+) events, oldest first:$/\1/p' "$err")
 	seen=$(sed -nE 's/^vmmtrace: flight recorder: the last ([0-9]+) of ([0-9]+) events, oldest first:$/\2/p' "$err")
 	lines=$(sed -n '/^vmmtrace: flight recorder: the last/,/^vmmtrace: flight recorder: vCPU/p' "$err" | grep -c '^ .*[0-9]\.[0-9]\{6\}: ')
@@ -527,7 +528,7 @@ recorder_checks() {
 		eval "[ -n '$kept' ] && [ '$kept' -gt 0 ] && [ '$kept' -le '$seen' ] && [ '$lines' = '$kept' ]"
 	check "$name: then vCPU 0's registers, its PC symbolised" eval \
 		"grep -qE '^vmmtrace: flight recorder: vCPU 0 at [a-z_0-9.]+\\+0x[0-9a-f]+:$' '$err' &&
-		 grep -qE '^$pcreg: ffffff[0-9a-f]{10} ' '$err'"
+		 grep -qE '^$pcreg: ffffff[0-9a-f]{10} ' '$err' && grep -qE '$more' '$err'"
 	sed -n '/^vmmtrace: flight recorder: the last/,$p' "$err" | tail -n 8 | sed 's/^/INFO: /'
 }
 
