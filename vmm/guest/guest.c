@@ -26,11 +26,13 @@ extern const uint8_t vt_stub_blob_loongarch64[], vt_stub_blob_loongarch64_end[];
  */
 static const char *const riscv64_before_mmu[] = { "apply_early_boot_alternatives", NULL };
 
+#define GUEST_NOKASLR_WHY "the tracer places its slots at the kernel's link addresses"
+
 static const struct guest_arch guest_arches[] = {
 	[IMAGE_ARCH_X86_64] = { "x86_64", SLOT_ARCH_X86_64, vt_stub_blob_x86_64, vt_stub_blob_x86_64_end,
-				"TSC", 16u << 10, 3, NULL },
+				"TSC", 16u << 10, 3, NULL, GUEST_NOKASLR_WHY },
 	[IMAGE_ARCH_ARM64] = { "arm64", SLOT_ARCH_ARM64, vt_stub_blob_arm64, vt_stub_blob_arm64_end,
-			       "CNTVCT", 16u << 10, 1, NULL },
+			       "CNTVCT", 16u << 10, 1, NULL, GUEST_NOKASLR_WHY },
 	[IMAGE_ARCH_RISCV64] = { "riscv64", SLOT_ARCH_RISCV64, vt_stub_blob_riscv64, vt_stub_blob_riscv64_end,
 				 "time", 16u << 10, 3, riscv64_before_mmu },
 	[IMAGE_ARCH_LOONGARCH64] = { "loongarch64", SLOT_ARCH_LOONGARCH64, vt_stub_blob_loongarch64,
@@ -46,7 +48,8 @@ const struct guest_arch *guest_arch_of(int image_arch)
 
 /* arm64's stub with its doorbell on its own page (guest-stub/arm64/stub.mk). */
 static const struct guest_arch guest_arm64_one_page = {
-	"arm64", SLOT_ARCH_ARM64, vt_stub_blob_arm64_1p, vt_stub_blob_arm64_1p_end, "CNTVCT", 16u << 10, 1, NULL
+	"arm64", SLOT_ARCH_ARM64, vt_stub_blob_arm64_1p, vt_stub_blob_arm64_1p_end, "CNTVCT", 16u << 10, 1, NULL,
+	GUEST_NOKASLR_WHY
 };
 
 const struct guest_arch *guest_arch_one_page(int image_arch)

@@ -32,6 +32,16 @@ struct guest_arch {
 	 * (NULL-terminated; NULL: none).
 	 */
 	const char *const *before_mmu;
+	/*
+	 * Why a traced boot adds nokaslr: the kernel, booted as a host boots
+	 * it, would move itself from the link addresses the slots, the stub
+	 * and the rings are placed by (arm64: a seed from the device tree's
+	 * kaslr-seed or from RNDR; x86_64: its decompressor, from RDRAND and
+	 * the TSC); NULL where it does not move (riscv64 and loongarch64 as
+	 * vmmtrace boots them; loongarch64 through QEMU's ELF boot, where a word
+	 * the kernel does not know would reach init's arguments).
+	 */
+	const char *nokaslr_why;
 };
 
 /* By IMAGE_ARCH_* (vmm/image/image.h); NULL for an architecture vmmtrace has no stub for. */

@@ -19,6 +19,7 @@
 
 #include "vmm/devices/pl011.h"
 #include "vmm/guest/devtree.h"
+#include "vmm/guest/guest.h"
 #include "vmm/host/console.h"
 #include "vmm/image/image.h"
 #include "vmm/kvm-arm64/a64.h"
@@ -65,18 +66,19 @@ const char *arch_default_cmdline(void)
 }
 
 /*
- * Traced: the kernel would move itself to a random address (KASLR: a seed
+ * Traced: nokaslr, as the guest arch says (guest_arch.nokaslr_why: a seed
  * from the device tree or, on a CPU with FEAT_RNG, from RNDR, which KVM
- * offers when the host has it), away from the link-time addresses the
- * tracer patches and places its stub at. No compat layer, nothing to skip.
+ * offers when the host has it). No compat layer, nothing to skip.
  */
 const struct cmdline_opt *arch_cmdline_opts(enum arch_cmdline why)
 {
-	static const struct cmdline_opt traced[] = {
-		{ "nokaslr", "the tracer patches the kernel at its link-time addresses" }, { NULL, NULL },
-	};
+	static struct cmdline_opt traced[] = { { "nokaslr", NULL }, { NULL, NULL } };
+	const struct guest_arch *ga = guest_arch_of(IMAGE_ARCH_ARM64);
 
-	return why == ARCH_CMDLINE_TRACED ? traced : traced + 1;
+	if (why != ARCH_CMDLINE_TRACED || !ga || !ga->nokaslr_why)
+		return traced + 1;
+	traced[0].why = ga->nokaslr_why;
+	return traced;
 }
 
 size_t arch_console_input(struct vm *vm, const uint8_t *buf, size_t len)

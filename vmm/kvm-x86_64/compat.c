@@ -87,7 +87,10 @@ static const struct cmdline_opt fast_boot_opts[] = {
 	{ NULL, NULL },
 };
 
-/* No traced option: this host boots the decompressed vmlinux, never the decompressor's KASLR. */
+/*
+ * No traced option: this host boots the decompressed vmlinux, never the
+ * decompressor, which is what would move it (guest_arch.nokaslr_why).
+ */
 const struct cmdline_opt *arch_cmdline_opts(enum arch_cmdline why)
 {
 	static const struct cmdline_opt none[] = { { NULL, NULL } };

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "vmm/guest/guest.h"
 #include "vmm/guest/stub-geom.h"
 #include "vmm/host/console.h"
 #include "vmm/image/image.h"
@@ -325,25 +326,17 @@ static int hq_cmdline(struct host_qemu *hq, const struct host_boot *b, const str
 		      const char *memmap)
 {
 	const char *base = b->cmdline_replace ? b->cmdline_replace : arch->cmdline;
-	/*
-	 * A traced kernel runs at its link addresses: the slots, the stub and
-	 * the rings are placed by them. arm64 randomises its base from the
-	 * device tree's kaslr-seed or, on QEMU's -cpu max, from RNDR, and
-	 * x86_64's decompressor from RDRAND and the TSC, unless told nokaslr.
-	 * riscv64 and loongarch64 kernels that vmmtrace boots do not move
-	 * (loongarch64: QEMU's ELF boot; a word the kernel does not know would
-	 * reach init's arguments).
-	 */
-	int nokaslr = b->traced && b->img->arch != IMAGE_ARCH_RISCV64 && b->img->arch != IMAGE_ARCH_LOONGARCH64 &&
-		      !cmdline_has(base, b->cmdline_extra, "nokaslr");
+	/* A traced kernel runs at its link addresses (guest_arch.nokaslr_why). */
+	const struct guest_arch *ga = guest_arch_of(b->img->arch);
+	const char *why = b->traced && ga ? ga->nokaslr_why : NULL;
+	int nokaslr = why && !cmdline_has(base, b->cmdline_extra, "nokaslr");
 
 	if (asprintf(&hq->cmdline, "%s%s%s%s", base, b->cmdline_extra, nokaslr ? " nokaslr" : "", memmap) < 0) {
 		hq->cmdline = NULL;
 		return -ENOMEM;
 	}
 	if (nokaslr && b->verbose)
-		log_info("traced: nokaslr added to the command line (the tracer places its slots at the kernel's "
-			 "link addresses)");
+		log_info("traced: nokaslr added to the command line (%s)", why);
 	if (*memmap && b->verbose)
 		log_info("traced:%s added to the command line (the stub and its rings, kept from the kernel)", memmap);
 	return 0;
