@@ -22,7 +22,9 @@
 #   (arm64_loop_checks, the QEMU host's checks of the same boots);
 # - a panic with no console (no init, console= a UART the board lacks,
 #   panic=-1): --flight-recorder stops it at emergency_restart with exit
-#   status 3, its last events and vCPU 0's registers printed;
+#   status 3, its last events (with --args: panic's fmt from the BTF) and
+#   vCPU 0's registers printed; a guest that dies early and spins
+#   (mem=1M): --hang 5 stops it with exit status 7;
 # - --graph --retval on 2 vCPUs: every block closes (graph_boot_checks),
 #   getpriority's returns counted and valued;
 # - live attach with markloop on both vCPUs: `vmmtrace status` names the
@@ -105,8 +107,12 @@ for cpus in 1 2; do
 done
 phase loops
 timeout 120 vmmtrace boot --host kvm Image --cmdline-replace "console=ttyAMA3 panic=-1" --flight-recorder 20 \
-	--trace panic --trace kernel_init --trace try_to_run_init_process --console panic.con >panic.out 2>panic.err
+	--args --trace panic --trace kernel_init --trace try_to_run_init_process --console panic.con >panic.out 2>panic.err
 echo \$? >panic.rc
+# A guest that dies in its early set-up and spins (mem=1M): --hang.
+timeout 120 vmmtrace boot --host kvm Image --cmdline mem=1M --flight-recorder 30 --trace panic --trace make_task_dead \
+	--trace 'memblock_alloc*' --trace setup_arch --hang 5 --console hang.con </dev/null >hang.out 2>hang.err
+echo \$? >hang.rc
 phase panic
 # VM exits on the functions' clock; --handshake with no --trace (the rings must still leave the init data).
 timeout 120 vmmtrace boot --host kvm Image --initrd initramfs-arm64.cpio --event 'kvm:*' --trace start_kernel \
@@ -238,6 +244,16 @@ got=$(last_function panic.err)
 check "panic: the last function event is the call of panic from kernel_init (${got:-none})" [ "$got" = "panic <-kernel_init" ]
 check "panic: the console holds no kernel line (console= a UART the board lacks)" \
 	eval "! grep -qE '^\[ *[0-9]+\.[0-9]+\]|Linux version' panic.con"
+check "panic with --args: the recorder's panic call names its argument from the BTF beside the Image (fmt=)" \
+	grep -qE ': panic\(fmt=0xffffff[0-9a-f]+(, \.\.\.)?\) <-kernel_init$' panic.err
+check "hang: exit status 7 (got $(cat hang.rc)), one line says so, the console never came up" \
+	eval "[ \$(cat hang.rc) = 7 ] && grep -qx 'vmmtrace: the guest made no progress for 5 s (--hang): no event recorded' hang.err &&
+	      ! grep -qE '^\[ *[0-9]+\.[0-9]+\]|Linux version' hang.con"
+recorder_checks "hang" hang.err PC
+got=$(last_function hang.err)
+check "hang: the last function event is the call of panic (${got:-none}), the vCPU spinning in its wait" \
+	eval "case '$got' in 'panic <-'*) true ;; *) false ;; esac &&
+	      grep -qE '^vmmtrace: flight recorder: vCPU 0 at (panic|[a-z_]*delay[a-z_]*|cpu_relax|arch_timer_read_counter[a-z_]*)\+0x[0-9a-f]+:$' hang.err"
 
 # --event 'kvm:*': the PL011's ID registers read as MMIO exits (the AMBA
 # bus's probe), on the clock of the function events around them.
