@@ -393,8 +393,9 @@ check "CPU 1 offline: cpu_psci_cpu_die then PSCI CPU_OFF on CPU 1, AFFINITY_INFO
 	eval "[ \"\$(grep -xE 'cpu_psci_cpu_die@1|PSCI_CPU_OFF\\(\\)=no_return@1' seq | tr '\\n' ' ')\" = 'cpu_psci_cpu_die@1 PSCI_CPU_OFF()=no_return@1 ' ] &&
 	      grep -qx 'PSCI_AFFINITY_INFO(0x1,_...)=OFF@0' seq &&
 	      [ \$(sed -n '/^PSCI_CPU_OFF/,\$p' seq | grep -c '^PSCI_CPU_ON(0x1,_...)=SUCCESS@0\$') = 1 ]"
-check "steal time asked and refused (no area given to KVM); the reboot a PSCI SYSTEM_RESET, last" \
-	eval "grep -qx 'PV_TIME_FEATURES(PV_TIME_ST)=NOT_SUPPORTED@0' seq && [ \"\$(tail -n 1 seq)\" = 'PSCI_SYSTEM_RESET()=no_return@0' ]"
+check "steal time offered and taken (the guest's 'using stolen time PV'); the reboot a PSCI SYSTEM_RESET, last" \
+	eval "grep -qx 'PV_TIME_FEATURES(PV_TIME_ST)=SUCCESS@0' seq && grep -q 'arm-pv: using stolen time PV' hc.con &&
+	      [ \"\$(tail -n 1 seq)\" = 'PSCI_SYSTEM_RESET()=no_return@0' ]"
 check "--handshake: arm64's table, PSCI 1.1 and KVM's services in its header, CPU_ON twice, what the guest asked of each" \
 	eval "grep -q '^vmmtrace: handshake: arm64, SMCCC calls to the hypervisor: [0-9]*; PSCI 1.1; KVM vendor services 0x3 FEATURES PTP' hc.err &&
 	      grep -qE '^  PSCI_CPU_ON +0xc4000003 2 .* 0x1 -> SUCCESS\$' hc.err &&

@@ -23,6 +23,8 @@ struct vcpu;
 #define A64_GICR_EACH		0x20000ULL
 #define A64_UART		0x09000000ULL	/* PL011, 4 KiB */
 #define A64_UART_SPI		1		/* its interrupt: SPI 1 (INTID 33) */
+#define A64_PVTIME		0x090a0000ULL	/* steal-time records, 64 bytes a vCPU, 64 KiB */
+#define A64_PVTIME_SIZE		0x10000ULL
 #define A64_RAM			0x40000000ULL
 
 struct pl011;
@@ -44,6 +46,7 @@ struct a64_psci {
 struct a64_state {
 	int gic_fd;
 	struct pl011 *uart;
+	uint8_t *pvtime;		/* steal time offered (KVM_CAP_STEAL_TIME): its records' memory; NULL: not */
 	uint64_t entry, dtb;
 	/* Tracing (stub.c, debug.c). */
 	uint64_t area_pa, area_size;	/* the rings' region at the hand-over, reserved in the device tree */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "vmm/devices/pl011.h"
@@ -106,6 +107,46 @@ static int a64_gic_attr(int fd, uint32_t group, uint64_t attr, void *addr, const
 	return 0;
 }
 
+/*
+ * Steal time, as QEMU's virt board offers it with KVM: where KVM can keep
+ * it (KVM_CAP_STEAL_TIME: the host accounts its tasks' run delay), a page
+ * of records outside RAM at QEMU's address, one per vCPU, whose address KVM
+ * gives the guest's PV_TIME_ST call (Documentation/virt/kvm/arm/pvtime.rst).
+ */
+static int a64_pvtime_init(struct vm *vm, struct errbuf *err)
+{
+	struct a64_state *s = a64(vm);
+	uint8_t *mem;
+	int rc;
+
+	if (kvm_check_cap(vm->vm_fd, KVM_CAP_STEAL_TIME) <= 0)
+		return 0;
+	mem = mmap(NULL, A64_PVTIME_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return err_set(err, errno, "cannot map the steal-time records: %s", strerror(errno));
+	if ((rc = vm_add_region(vm, A64_PVTIME, A64_PVTIME_SIZE, mem, err))) {
+		munmap(mem, A64_PVTIME_SIZE);
+		return rc;
+	}
+	s->pvtime = mem;
+	return 0;
+}
+
+/* The vCPU's steal-time record's address, told to KVM once. */
+static int a64_pvtime_vcpu(struct vcpu *vcpu, struct errbuf *err)
+{
+	uint64_t ipa = A64_PVTIME + 64ULL * vcpu->id;
+	struct kvm_device_attr a = { .group = KVM_ARM_VCPU_PVTIME_CTRL, .attr = KVM_ARM_VCPU_PVTIME_IPA,
+				     .addr = (uint64_t)(uintptr_t)&ipa };
+
+	if (!a64(vcpu->vm)->pvtime)
+		return 0;
+	if (ioctl(vcpu->fd, KVM_SET_DEVICE_ATTR, &a))
+		return err_set(err, errno, "vCPU %u: its steal-time record (KVM_ARM_VCPU_PVTIME_IPA): %s", vcpu->id,
+			       strerror(errno));
+	return 0;
+}
+
 int arch_vm_init(struct vm *vm, struct errbuf *err)
 {
 	struct kvm_create_device cd = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
@@ -132,7 +173,7 @@ int arch_vm_init(struct vm *vm, struct errbuf *err)
 	    (rc = a64_gic_attr(s->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST, &redist,
 			       "its redistributors' address", err)))
 		return rc;
-	return 0;
+	return a64_pvtime_init(vm, err);
 }
 
 static void a64_uart_mmio(void *opaque, uint64_t addr, int is_write, uint8_t *data, unsigned size)
@@ -159,6 +200,8 @@ void arch_vm_remove_devices(struct vm *vm)
 	if (!s)
 		return;
 	pl011_destroy(s->uart);
+	if (s->pvtime)
+		munmap(s->pvtime, A64_PVTIME_SIZE);
 	pthread_mutex_destroy(&s->psci.lock);
 	if (s->gic_fd >= 0)
 		close(s->gic_fd);
@@ -293,6 +336,8 @@ int arch_vcpu_init(struct vcpu *vcpu, struct errbuf *err)
 	a64(vm)->psci.power[vcpu->id] = vcpu->id ? A64_OFF : A64_ON;
 	if ((rc = a64_get_reg(vcpu, ARM64_SYS_REG(3, 0, 0, 0, 5), &a64(vm)->mpidr[vcpu->id])))
 		return err_set(err, -rc, "vCPU %u: its MPIDR_EL1: %s", vcpu->id, strerror(-rc));
+	if ((rc = a64_pvtime_vcpu(vcpu, err)))
+		return rc;
 	if (!vcpu->id && ((rc = a64_set_reg(vcpu, A64_CORE_REG(regs.pc), vm->boot_entry, err)) ||
 			  (rc = a64_set_reg(vcpu, A64_CORE_REG(regs.regs[0]), vm->boot_arg, err))))
 		return rc;

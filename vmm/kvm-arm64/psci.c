@@ -3,13 +3,14 @@
  * The guest's calls to its hypervisor, brought to the host so that the
  * trace records them (`--event kvm:hypercall`, `--handshake`): KVM's SMCCC
  * filter (KVM_ARM_VM_SMCCC_FILTER, Linux 6.4 and later) forwards PSCI, the
- * PV time queries and KVM's vendor UID and feature calls as
+ * PV time feature query and KVM's vendor UID and feature calls as
  * KVM_EXIT_HYPERCALL, and this file answers them as KVM's own
  * arch/arm64/kvm/psci.c and hypercalls.c would, from what KVM says of
  * itself (its PSCI version and vendor services, read from its firmware
  * registers). KVM keeps the Arm architecture calls (SMCCC_VERSION,
- * SMCCC_ARCH_FEATURES: the Spectre mitigations' discovery) and TRNG and
- * PTP, which need its own state: those are answered inside KVM, unseen.
+ * SMCCC_ARCH_FEATURES: the Spectre mitigations' discovery), PV_TIME_ST,
+ * TRNG and PTP, which need its own state: those are answered inside KVM,
+ * unseen.
  *
  * CPU_ON is carried out by the target vCPU's own thread (a vCPU's ioctls
  * wait while its thread sleeps powered off in KVM_RUN): the caller leaves
@@ -59,7 +60,7 @@ int arch_vm_hypercall_exits(struct vm *vm, const char **why, struct errbuf *err)
 {
 	static const struct { uint32_t base, n; } fwd[] = {
 		{ A64_PSCI_FN(0), A64_PSCI_NFNS }, { A64_PSCI_FN64(0), A64_PSCI_NFNS },
-		{ SMCCC_PV_TIME_FEATURES, 2 }, { SMCCC_KVM_FEATURES, 1 }, { SMCCC_VENDOR_HYP_UID, 1 },
+		{ SMCCC_PV_TIME_FEATURES, 1 }, { SMCCC_KVM_FEATURES, 1 }, { SMCCC_VENDOR_HYP_UID, 1 },
 	};
 	struct a64_state *s = vm->arch_state;
 	struct kvm_device_attr a = { .group = KVM_ARM_VM_SMCCC_CTRL, .attr = KVM_ARM_VM_SMCCC_FILTER };
@@ -247,7 +248,10 @@ static int smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], ui
 			bmap = 1u << SMCCC_KVM_FEATURE_FEATURES;
 		x[0] = bmap;
 	}
-	/* PV time: no steal-time area was given to KVM (KVM_ARM_VCPU_PVTIME_CTRL): not supported, as KVM says. */
+	/* PV time: supported where the host gave KVM the steal-time records (PV_TIME_ST itself stays KVM's). */
+	else if (fid == SMCCC_PV_TIME_FEATURES && (a[0] == SMCCC_PV_TIME_FEATURES || a[0] == SMCCC_PV_TIME_ST) &&
+		 psci_state(vcpu)->pvtime)
+		x[0] = A64_PSCI_RET_SUCCESS;
 	return 1;
 }
 
