@@ -408,6 +408,6 @@ void handshake_print_smccc(const struct handshake *h, const struct trace_meta *m
 	}
 	if (h->other)
 		fprintf(out, "  (%u more calls, of other functions)\n", h->other);
-	fprintf(out, "vmmtrace: handshake: KVM answers SMCCC_VERSION, SMCCC_ARCH_FEATURES, TRNG and PTP itself: "
+	fprintf(out, "vmmtrace: handshake: KVM answers SMCCC_VERSION, SMCCC_ARCH_FEATURES, PV_TIME_ST, TRNG and PTP itself: "
 		     "they are not seen here\n");
 }
