@@ -108,6 +108,20 @@ cfg:
 .endm
 
 /*
+ * An entry's first steps, once sp holds its 32 bytes: s0-s2 saved at 0(sp),
+ * interrupts masked with t6 = CRMD at entry (the plain and the chained
+ * entries alike).
+ */
+.macro ENTRY_SAVE
+	st.d	$s0, $sp, 0
+	st.d	$s1, $sp, 8
+	st.d	$s2, $sp, 16
+	move	$t6, $zero
+	li.w	$t7, CRMD_IE
+	csrxchg	$t6, $t7, CSR_CRMD		/* t6: CRMD at entry; IE cleared */
+.endm
+
+/*
  * One record, from the CPU number to the publishing store, then back to the
  * traced code: kind 0 an entry (ra the slot + 8, t0 the caller's return
  * address; s0-s2 at 0(sp), 32 bytes), kind 1 an exit (ra its slot + 8, t0
@@ -287,12 +301,7 @@ cfg:
 	.globl	vt_stub_entry
 vt_stub_entry:
 	addi.d	$sp, $sp, -32
-	st.d	$s0, $sp, 0
-	st.d	$s1, $sp, 8
-	st.d	$s2, $sp, 16
-	move	$t6, $zero
-	li.w	$t7, CRMD_IE
-	csrxchg	$t6, $t7, CSR_CRMD		/* t6: CRMD at entry; IE cleared */
+	ENTRY_SAVE
 	CFG_BASE $s0				/* s0: the configuration block */
 .Lentry_record:
 	RECORD	0
@@ -536,12 +545,7 @@ vt_stub_chain:
 	.set	.Lk, .Lk + 1
 	.endr
 .Lchain_common:
-	st.d	$s0, $sp, 0
-	st.d	$s1, $sp, 8
-	st.d	$s2, $sp, 16
-	move	$t6, $zero
-	li.w	$t7, CRMD_IE
-	csrxchg	$t6, $t7, CSR_CRMD		/* t6: CRMD at entry; IE cleared */
+	ENTRY_SAVE
 	slli.d	$t2, $t2, 40
 	or	$t6, $t6, $t2
 	CFG_BASE $s0
