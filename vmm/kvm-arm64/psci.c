@@ -273,9 +273,8 @@ int a64_smccc_exit(struct vcpu *vcpu)
 	if (!(fid & SMCCC_64))		/* SMC32 calls take 32-bit arguments */
 		for (unsigned i = 0; i < 3; i++)
 			a[i] = (uint32_t)a[i];
+	/* The answer as KVM gives it: a negative one sign-extended to 64 bits, SMC32 or not. */
 	n = smccc_answer(vcpu, fid, a, x);
-	if (!(fid & SMCCC_64) && (smccc_psci32(fid) & ~0xffu) == A64_PSCI_FN(0))
-		x[0] = (uint32_t)x[0];
 	for (int i = 0; i < n && !rc; i++)
 		rc = a64_set_reg(vcpu, A64_CORE_REG(regs.regs[i]), x[i], &err);
 	if (rc) {
