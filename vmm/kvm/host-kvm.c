@@ -481,7 +481,8 @@ static int hk_cmdline(struct host_kvm *hk, const struct host_boot *b, int compat
 		free(hk->cmdline);
 		hk->cmdline = next;
 	}
-	for (const struct cmdline_opt *o = arch_cmdline_opts(ARCH_CMDLINE_TRACED); hk->cmdline && !rc && b->traced && o->opt; o++)
+	for (const struct cmdline_opt *o = arch_cmdline_opts(ARCH_CMDLINE_TRACED);
+	     hk->cmdline && !rc && b->traced && o->opt; o++)
 		if (!strstr(hk->cmdline, o->opt))
 			rc = hk_add_opts(&hk->cmdline, (const struct cmdline_opt[]){ *o, { NULL, NULL } }, "traced",
 					 b->verbose);
