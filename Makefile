@@ -69,9 +69,15 @@ QEMUT_BIN := $(QEMUT_SRC:%.c=$(O)/%)
 
 all: $(BIN) $(UNIT_BIN) $(IMAGES_BIN) $(QEMUT_BIN) guest-stub
 
+# A dependency file names its target under both spellings of O, relative
+# and absolute (scripts/arm64-machine.sh gives $$root/build/arm64): with
+# one only, a build under the other found no header dependencies and kept
+# objects compiled against old headers.
+dep_targets = -MT $(patsubst $(CURDIR)/%,%,$(abspath $(1))) -MT $(abspath $(1))
+
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(call dep_targets,$@) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -92,7 +98,7 @@ $(BIN): $(O)/vmm/cli/main.o $(LIB)
 
 $(O)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(CC) $(CFLAGS) $(call dep_targets,$@) -o $@ $< $(LIB) $(LIBS)
 
 guest-stub::
 
