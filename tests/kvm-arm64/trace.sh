@@ -273,6 +273,8 @@ check "--event 'kvm:*': the timestamps never go back ($(grep -vc '^#' ev.txt) li
 check "--handshake alone: status 0 (got $(cat hs.rc)); its rings left the init data: nothing lost, nothing rejected" \
 	eval "[ \$(cat hs.rc) = 0 ] && grep -q '^vmmtrace: trace: 0 events .* 0 dropped' hs.err && ! grep -q rejected hs.err"
 # This machine's KVM (Debian's 6.1) has no SMCCC filter: it answers PSCI itself, which is said, never faked.
+check "--event 'kvm:*' on arm64: one line says port I/O and CPUID never come (arm64 has neither)" \
+	eval "[ \$(grep -c '^vmmtrace: warning: kvm:pio, kvm:cpuid: arm64 guests bring this host none: none are recorded\$' ev.err) = 1 ]"
 check "--event 'kvm:*' on 6.1's KVM: said once that it answers PSCI and SMCCC itself; no hypercall made up" \
 	eval "[ \$(grep -c '^vmmtrace: warning: kvm:hypercall: this host.s KVM has no SMCCC filter .*: no hypercall events are recorded' ev.err) = 1 ] &&
 	      ! grep -q kvm_hvc_arm64 ev.txt"

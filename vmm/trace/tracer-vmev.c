@@ -25,6 +25,25 @@
 #include "vmm/output/vmevent.h"
 #include "vmm/util/log.h"
 
+/*
+ * Kinds asked for that this guest arch never brings the host (arm64: no
+ * port I/O, no CPUID), said in one line; the host said why for MSRs and
+ * hypercalls itself.
+ */
+static void tracer_vmev_never(struct tracer *t)
+{
+	uint32_t never = t->cfg.events & ~t->cfg.events_implied & ~t->vmev_offered &
+			 ~(VMEV_MASK(VMEV_MSR) | VMEV_MASK(VMEV_HYPERCALL));
+	char names[128] = "";
+	size_t off = 0;
+
+	for (unsigned k = 1; k < VMEV_NKINDS && off < sizeof(names); k++)
+		if (never & VMEV_MASK(k))
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", off ? ", " : "", vmev_name(k));
+	if (never)
+		log_warn("%s: %s guests bring this host none: none are recorded", names, t->guest->name);
+}
+
 int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 {
 	static const struct { unsigned host, kind; } kinds[] = {
@@ -51,6 +70,7 @@ int tracer_vmev_setup(struct tracer *t, struct errbuf *err)
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (offered & kinds[i].host)
 			t->vmev_offered |= VMEV_MASK(kinds[i].kind);
+	tracer_vmev_never(t);
 	return 0;
 }
 
