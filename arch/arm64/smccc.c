@@ -26,7 +26,7 @@ const char *smccc_name(uint32_t fid)
 {
 	uint32_t f = smccc_psci32(fid);
 
-	if ((f & ~0xffu) == A64_PSCI_FN(0))
+	if (smccc_is_psci(fid))
 		return f - A64_PSCI_FN(0) < A64_PSCI_NFNS ? psci_names[f - A64_PSCI_FN(0)] : NULL;
 	switch (fid) {
 	case SMCCC_VERSION_FID: return "SMCCC_VERSION";
@@ -50,7 +50,7 @@ unsigned smccc_nargs(uint32_t fid)
 	};
 	uint32_t f = smccc_psci32(fid);
 
-	if ((f & ~0xffu) == A64_PSCI_FN(0))
+	if (smccc_is_psci(fid))
 		return f - A64_PSCI_FN(0) < A64_PSCI_NFNS ? psci[f - A64_PSCI_FN(0)] : 0;
 	return fid == SMCCC_ARCH_FEATURES_FID || fid == SMCCC_PV_TIME_FEATURES || fid == SMCCC_KVM_PTP;
 }
@@ -70,7 +70,7 @@ static const char *smccc_error(uint32_t fid, int32_t r)
 	};
 	static const char *const smccc[] = { "NOT_SUPPORTED", "NOT_REQUIRED", "INVALID_PARAMETER" };
 
-	if ((smccc_psci32(fid) & ~0xffu) == A64_PSCI_FN(0))
+	if (smccc_is_psci(fid))
 		return -r <= (int32_t)(sizeof(psci) / sizeof(psci[0])) ? psci[-r - 1] : NULL;
 	return -r <= (int32_t)(sizeof(smccc) / sizeof(smccc[0])) ? smccc[-r - 1] : NULL;
 }

@@ -79,5 +79,10 @@ unsigned smccc_nargs(uint32_t fid);
 int smccc_arg_is_fid(uint32_t fid);
 /* The SMC32 form of a PSCI function ID (the SMC64 form's number); others unchanged. */
 uint32_t smccc_psci32(uint32_t fid);
+/* Whether fid is in PSCI's range (either form; the number may be one PSCI does not define). */
+static inline int smccc_is_psci(uint32_t fid)
+{
+	return (smccc_psci32(fid) & ~0xffu) == A64_PSCI_FN(0);
+}
 
 #endif

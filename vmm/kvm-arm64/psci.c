@@ -101,7 +101,7 @@ static int psci_has(uint32_t version, uint32_t fid)
 	uint32_t f = smccc_psci32(fid);
 	int is64 = f != fid;
 
-	if ((f & ~0xffu) != A64_PSCI_FN(0))
+	if (!smccc_is_psci(fid))
 		return 0;
 	switch (f - A64_PSCI_FN(0)) {
 	case A64_PSCI_CPU_SUSPEND: case A64_PSCI_CPU_ON: case A64_PSCI_AFFINITY_INFO:
@@ -237,7 +237,7 @@ static int smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], ui
 	uint64_t bmap = 0;
 
 	x[0] = (uint64_t)(int64_t)A64_PSCI_RET_NOT_SUPPORTED;
-	if ((smccc_psci32(fid) & ~0xffu) == A64_PSCI_FN(0))
+	if (smccc_is_psci(fid))
 		x[0] = (uint64_t)psci_call(vcpu, fid, a);
 	else if (fid == SMCCC_VENDOR_HYP_UID) {
 		x[0] = SMCCC_KVM_UID_0, x[1] = SMCCC_KVM_UID_1, x[2] = SMCCC_KVM_UID_2, x[3] = SMCCC_KVM_UID_3;
