@@ -55,6 +55,7 @@ include guest-stub/arm64/stub.mk
 include guest-stub/riscv64/stub.mk
 include guest-stub/loongarch64/stub.mk
 include tests/guest/payload/payload.mk
+include tests/guest/psci-arm64/psci.mk
 LIB           := $(O)/libvmmtrace.a
 BIN           := $(O)/vmmtrace
 

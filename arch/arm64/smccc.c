@@ -61,6 +61,16 @@ int smccc_arg_is_fid(uint32_t fid)
 	       fid == SMCCC_PV_TIME_FEATURES;
 }
 
+const char *smccc_arg_name(uint32_t fid, char *buf, unsigned len)
+{
+	const char *name = smccc_name(fid);
+
+	if (!name)
+		return NULL;
+	snprintf(buf, len, "%s%s", name, smccc_psci32(fid) != fid ? "_64" : "");
+	return buf;
+}
+
 /* A negative answer's name: PSCI's codes, or SMCCC's for the other owners. */
 static const char *smccc_error(uint32_t fid, int32_t r)
 {

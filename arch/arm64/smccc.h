@@ -77,6 +77,12 @@ const char *smccc_result(uint32_t fid, uint32_t x0, char *buf, unsigned len);
 unsigned smccc_nargs(uint32_t fid);
 /* Whether the call's first argument is another function ID (the *_FEATURES queries). */
 int smccc_arg_is_fid(uint32_t fid);
+/*
+ * The name of a function ID asked about by such a query, into buf: the
+ * call's name, "_64" after it for a PSCI call's SMC64 form (the query has
+ * no other place to say which form it asked of); NULL when not known.
+ */
+const char *smccc_arg_name(uint32_t fid, char *buf, unsigned len);
 /* The SMC32 form of a PSCI function ID (the SMC64 form's number); others unchanged. */
 uint32_t smccc_psci32(uint32_t fid);
 /* Whether fid is in PSCI's range (either form; the number may be one PSCI does not define). */

@@ -43,7 +43,9 @@
 # as its host (KVM of today's kernels): the five in order and a loop; and
 # PSCI answered by vmmtrace through KVM's SMCCC filter: Debian's 6.12 guest
 # on 2 vCPUs, CPU 1 offline and back, its PSCI and SMCCC calls between the
-# function events around them, --handshake's arm64 table, trace-cmd.
+# function events around them, --handshake's arm64 table, trace-cmd; and
+# the PSCI payload (docs/TEST-GUEST.md), the calls no Linux boot makes,
+# answered by KVM and by vmmtrace: the two consoles the same.
 # tests/e2e/arm64-kvm-full.sh (the long tier) traces every function of a
 # whole boot on 2 vCPUs.
 . "$(dirname "$0")/../lib.sh"
@@ -54,6 +56,7 @@ LEAN612_A64_NOPAD=$VMMTRACE_CACHE/lean-arm64-6.12-nopad/Image
 STOCK_A64=$VMMTRACE_CACHE/stock-arm64-Image
 STOCK612_A64=$VMMTRACE_CACHE/stock612-arm64-Image
 QTRACE=$(dirname "$VMMTRACE")/tests/qemu/test-qemu-trace
+PSCI_PAYLOAD=$(dirname "$VMMTRACE")/tests/guest/psci-arm64/psci.Image
 LOOPS=${LOOPS:-2000}
 GLOOPS=20	# the --graph boot's loops and argcall's rounds
 CYCLES=${ATTACH_CYCLES:-20}
@@ -68,7 +71,7 @@ if ! command -v qemu-system-aarch64 >/dev/null; then
 	exit 77
 fi
 for f in "$LEAN_A64" "$LEAN_A64_NOPAD" "$LEAN612_A64_NOPAD" "${LEAN_A64%/Image}/vmlinux.btf" "$STOCK_A64" "$STOCK612_A64" "$INITRAMFS_ARM64" \
-	"$QTRACE"; do
+	"$QTRACE" "$PSCI_PAYLOAD"; do
 	require_file "$f"
 done
 
@@ -346,10 +349,19 @@ timeout 300 vmmtrace boot stock612-arm64-Image --cpus 2 --initrd initramfs-arm64
 	--cmdline "vmmtrace.steps=cpu-hotplug,syscall-loop vmmtrace.loops=$HCLOOPS vmmtrace.loop_cpus=2" -o hc.raw \
 	--console hc.con </dev/null >hc.out 2>hc.err
 echo \$? >hc.rc
-tar czf - out612 hc.raw hc.con hc.err hc.rc >&3
+# The PSCI payload, answered by KVM (no --event) and by vmmtrace (--event kvm:hypercall), ended two ways.
+for e in off reset2-vendor; do
+	for m in kvm vmmtrace; do
+		ev=; [ \$m = vmmtrace ] && ev="--event kvm:hypercall -o psci-\$e.raw"
+		timeout 60 vmmtrace boot psci.Image --cpus 2 --mem 64M --cmdline "psci.end=\$e" \$ev \
+			</dev/null >psci-\$e-\$m.con 2>psci-\$e-\$m.err
+		echo \$? >psci-\$e-\$m.rc
+	done
+done
+tar czf - out612 hc.raw hc.con hc.err hc.rc psci-* >&3
 EOF
 "$MACHINE" --kernel "$STOCK612_A64" --file "$TMPD/inside612.sh" --file "$LEAN_A64" --file "${LEAN_A64%/Image}/vmlinux.btf" \
-	--file "$STOCK612_A64" --file "$INITRAMFS_ARM64" -- sh inside612.sh >"$TMPD/out612.tgz" 2>"$TMPD/err612"
+	--file "$STOCK612_A64" --file "$INITRAMFS_ARM64" --file "$PSCI_PAYLOAD" -- sh inside612.sh >"$TMPD/out612.tgz" 2>"$TMPD/err612"
 rc=$?
 mkdir -p "$TMPD/in612"
 tar xzf "$TMPD/out612.tgz" -C "$TMPD/in612" 2>/dev/null
@@ -383,8 +395,8 @@ seq_has() {
 }
 check "the guest's PSCI and SMCCC discovery between psci_dt_init and smp_init_cpus: version 1.1, SMCCC_VERSION's feature, KVM's UID and services" \
 	seq_has psci_dt_init@0 'PSCI_VERSION()=1.1@0' 'PSCI_MIGRATE_INFO_TYPE()=NOT_PRESENT_MP@0' \
-		'PSCI_FEATURES(SMCCC_VERSION)=SUCCESS@0' 'PSCI_FEATURES(PSCI_CPU_SUSPEND)=SUCCESS@0' \
-		'PSCI_FEATURES(PSCI_SYSTEM_SUSPEND)=NOT_SUPPORTED@0' 'PSCI_FEATURES(PSCI_SYSTEM_RESET2)=SUCCESS@0' \
+		'PSCI_FEATURES(SMCCC_VERSION)=SUCCESS@0' 'PSCI_FEATURES(PSCI_CPU_SUSPEND_64)=SUCCESS@0' \
+		'PSCI_FEATURES(PSCI_SYSTEM_SUSPEND_64)=NOT_SUPPORTED@0' 'PSCI_FEATURES(PSCI_SYSTEM_RESET2_64)=SUCCESS@0' \
 		kvm_init_hyp_services@0 'VENDOR_HYP_CALL_UID()=KVM@0' 'KVM_FEATURES()=0x3_FEATURES_PTP@0' smp_init_cpus@0
 check "PSCI CPU_ON for CPU 1 between cpu_psci_cpu_boot on CPU 0 and CPU 1's first function, at boot and back online" \
 	eval "[ \$(grep -c '^PSCI_CPU_ON(0x1,_...)=SUCCESS@0\$' seq) = 2 ] &&
@@ -415,4 +427,44 @@ if command -v trace-cmd >/dev/null; then
 else
 	fail "trace-cmd is missing (scripts/prepare-tests.sh installs it)"
 fi
+
+# The PSCI payload (docs/TEST-GUEST.md): the calls no Linux boot makes,
+# answered by vmmtrace as by KVM itself. KVM is the reference: the two
+# consoles, every answer's four registers printed, must be the same.
+for e in off reset2-vendor; do
+	touch psci-$e-kvm.con psci-$e-vmmtrace.con psci-$e-kvm.err psci-$e-vmmtrace.err psci-$e.raw
+	nk=$(grep -c '^PSCI ' psci-$e-kvm.con)
+	check "PSCI payload (psci.end=$e): KVM's answers and vmmtrace's the same, line for line ($nk answers), each run to its end" \
+		eval "[ \$(cat psci-$e-kvm.rc) = 0 ] && [ \$(cat psci-$e-vmmtrace.rc) = 0 ] && [ $nk -gt 70 ] &&
+		      cmp -s psci-$e-kvm.con psci-$e-vmmtrace.con && grep -qx 'PAYLOAD psci: end $e' psci-$e-kvm.con &&
+		      ! grep -q 'PAYLOAD FATAL' psci-$e-kvm.con psci-$e-vmmtrace.con"
+	if ! cmp -s psci-$e-kvm.con psci-$e-vmmtrace.con; then
+		diff psci-$e-kvm.con psci-$e-vmmtrace.con | head -n 20 | sed 's/^/INFO: psci kvm <> vmmtrace: /'
+	fi
+done
+check "PSCI payload: CPU 1 started twice (SMC32 and SMC64 CPU_ON), x1..x3 zero and IRQs masked at EL1 after the reset; a second CPU_ON ALREADY_ON, not pending" \
+	eval "grep -qx 'CPU1 up context 0x1111 x1 0x0 x2 0x0 x3 0x0 daif 0x3c0 el 0x1 mpidr 0x1' psci-off-kvm.con &&
+	      grep -qx 'CPU1 up context 0x3333 x1 0x0 x2 0x0 x3 0x0 daif 0x3c0 el 0x1 mpidr 0x1' psci-off-kvm.con &&
+	      grep -qx 'PSCI CPU_ON/cpu1-again(0x1) = -4 0x0 0x0 0x0' psci-off-kvm.con"
+check "PSCI payload: an MPIDR with bits outside the affinity fields refused (INVALID_PARAMS) by CPU_ON and AFFINITY_INFO" \
+	eval "grep -qx 'PSCI CPU_ON64(0x1000001) = -2 0x0 0x0 0x0' psci-off-kvm.con &&
+	      grep -qx 'PSCI AFFINITY_INFO(0x1000000,0x0) = -2 0x0 0x0 0x0' psci-off-kvm.con"
+"$VMMTRACE" report psci-off.raw -o psci-off.txt 2>/dev/null
+"$VMMTRACE" report psci-reset2-vendor.raw -o psci-reset2-vendor.txt 2>/dev/null
+n_ev=$(grep -c ' kvm_hvc_arm64: ' psci-off.txt)
+check "PSCI payload: its forwarded calls recorded ($n_ev) with vmmtrace's answers, CPU 1's on CPU 1, the SMC as an SMC; the end a SYSTEM_OFF" \
+	eval "grep -q 'vmmtrace: trace: $n_ev VM events' psci-off-vmmtrace.err && [ $n_ev -gt 70 ] &&
+	      grep -q '\\[000\\] .* SMC at .* PSCI_VERSION() = 1.1' psci-off.txt &&
+	      grep -q ' PSCI_CPU_ON(0x1000001, ...) = INVALID_PARAMS' psci-off.txt &&
+	      grep -q ' PSCI_FEATURES(PSCI_CPU_ON_64) = SUCCESS' psci-off.txt &&
+	      [ \$(grep -c '\\[001\\] .* PSCI_CPU_OFF() = no return' psci-off.txt) = 2 ] &&
+	      grep ' kvm_hvc_arm64: ' psci-off.txt | tail -n 1 | grep -q ' PSCI_SYSTEM_OFF() = no return' &&
+	      grep -qx 'vmmtrace: guest powered off' psci-off-vmmtrace.err"
+check "PSCI payload: a vendor SYSTEM_RESET2 (SMC64) reboots the guest (status 0 with KVM's answer and with vmmtrace's), recorded last" \
+	eval "grep -qx 'vmmtrace: guest rebooted (system reset event)' psci-reset2-vendor-vmmtrace.err &&
+	      grep ' kvm_hvc_arm64: ' psci-reset2-vendor.txt | tail -n 1 | grep -q ' PSCI_SYSTEM_RESET2(0x80000000, ...) = no return'"
+# A raw Image without kallsyms boots untraced; tracing it is refused in one line.
+"$VMMTRACE" boot "$PSCI_PAYLOAD" --trace psci_main >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
+check "PSCI payload: --trace on an Image without kallsyms: status 2, one line saying why" \
+	eval "[ $? = 2 ] && [ \$(wc -l <'$TMPD/unplaced.err') = 1 ] && grep -q 'CONFIG_KALLSYMS.*--trace needs the kernel' '$TMPD/unplaced.err'"
 finish

@@ -512,6 +512,19 @@ static void test_truncated(void)
 		put_le64(b.data + 16, 0x20000);
 		snprintf(name, sizeof(name), "%s-no-kallsyms", an);
 		expect_bad(name, &b, "no kallsyms tables found");
+		/* Opened for an untraced boot: unplaced, at 0, all of it text, no symbol. */
+		err.msg[0] = 0;
+		if (image_open_as(path_of(name), IMAGE_OPEN_UNPLACED, &img, &err) == 0) {
+			const Elf64_Shdr *text = elf_section(&img.elf, ".text");
+
+			CHECK(img.unplaced && strstr(img.unplaced, "CONFIG_KALLSYMS") && img.arch == arches[i] &&
+			      img.is_raw && img.elf.phdr->p_vaddr == 0 && img.elf.phdr->p_memsz == 0x20000 && text &&
+			      text->sh_addr == 0 && text->sh_size == 0x10000 && !elf_section(&img.elf, ".symtab"),
+			      "%s Image without kallsyms, IMAGE_OPEN_UNPLACED: opens unplaced, at 0, its text all of it", an);
+			image_close(&img);
+		} else {
+			CHECK(0, "%s Image without kallsyms, IMAGE_OPEN_UNPLACED: %s", an, err.msg);
+		}
 		fx_free(&b);
 		fx_free(&file);
 	}

@@ -80,8 +80,9 @@ static void test_format(void)
 		const char *want, *why;
 	} calls[] = {
 		{ VMEV_FLAG_SMC, 0x8400000a, 0xffffffff, 0xc400000e, ": SMC at ", "through SMC" },
-		{ 0, 0x8400000a, 0xffffffff, 0xc400000e, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND) = NOT_SUPPORTED",
-		  "a feature asked about by name" },
+		{ 0, 0x8400000a, 0xffffffff, 0xc400000e, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND_64) = NOT_SUPPORTED",
+		  "a feature asked about by name, the SMC64 form said" },
+		{ 0, 0x8400000a, 0, 0x8400000e, " PSCI_FEATURES(PSCI_SYSTEM_SUSPEND) = SUCCESS", "the SMC32 form's plain name" },
 		{ 0, 0x84000000, 0x10001, 0x1234, " PSCI_VERSION() = 1.1", "no argument shown for a call that takes none" },
 		{ 0, 0x84000009, 0xfffffffa, 0, " PSCI_SYSTEM_RESET() = no return", "a reset that went ahead" },
 		{ 0, 0x8600ff01, 0xb66fb428, 0, " VENDOR_HYP_CALL_UID() = KVM", "KVM's UID" },

@@ -362,7 +362,7 @@ int boot_run(const struct boot_opts *o, const struct boot_run *r)
 		.ncpus = o->ncpus, .mem = o->mem, .compat = o->compat, .fast_boot = o->fast_boot,
 		.deterministic = o->deterministic, .firmware = o->firmware,
 		.console_fd = r->console_fd, .verbose = o->verbose, .traced = boot_traced(o),
-		.stub_bytes = stub_geom_region_bytes(o->ncpus, o->tcfg.buffer_size),
+		.stub_bytes = r->img->unplaced ? 0 : stub_geom_region_bytes(o->ncpus, o->tcfg.buffer_size),
 	};
 	struct boot_taps taps = { 0 };
 	struct errbuf err = { "" };

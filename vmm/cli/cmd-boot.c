@@ -118,8 +118,15 @@ int cmd_boot(int argc, char **argv)
 	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
 	fatal_signals_install("boot", o.tcfg.n_include ? o.tcfg.output : NULL,
 			      o.tcfg.format == trace_writer_find("raw"));
-	if (image_open(o.kernel, &img, &err))
+	if (image_open_as(o.kernel, IMAGE_OPEN_UNPLACED, &img, &err))
 		return boot_fail("%s", err.msg);
+	/* A raw Image without kallsyms boots untraced (VM events, the console), never with functions. */
+	if (img.unplaced && (o.tcfg.n_include || o.tcfg.stop_at || o.control)) {
+		rc = boot_fail("%s: %s; %s needs the kernel's symbols", o.kernel, img.unplaced,
+			       o.tcfg.n_include ? "--trace" : o.tcfg.stop_at ? "--stop-at" : "--control");
+		image_close(&img);
+		return rc;
+	}
 	if (o.arch && strcmp(o.arch, image_arch_name(img.arch))) {
 		const char *is = image_arch_name(img.arch);
 

@@ -46,6 +46,7 @@ struct raw_view {
 	size_t relocations;	/* applied by image_reloc_arm64 */
 	struct image_reloc_found found;
 	uint64_t btf_off, btf_size;	/* the kernel's BTF in the file (btf_size 0: none) */
+	int no_kallsyms;		/* raw_place found no kallsyms tables at all */
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -425,6 +426,7 @@ static int raw_place(uint8_t *d, size_t size, const struct raw_header *h,
 	int rc;
 
 	rc = raw_decode(d, size, &tab, &lay, err);
+	v->no_kallsyms = rc == -ENOENT;
 	if (!rc)
 		rc = raw_anchor_base(h, &tab, &v->base, &by, err);
 	if (!rc && !kernel_address(v->base) && h->arch == IMAGE_ARCH_ARM64 &&
@@ -441,7 +443,7 @@ static int raw_place(uint8_t *d, size_t size, const struct raw_header *h,
 	return rc;
 }
 
-int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
+int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size, unsigned flags,
 		   struct errbuf *err)
 {
 	struct raw_header h = { 0 };
@@ -458,6 +460,13 @@ int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
 		return err_set(err, ENOMEM, "out of memory for a %zu-byte Image", size);
 	memcpy(buf + SYNTH_HDR, raw, size);
 	rc = raw_place(buf + SYNTH_HDR, size, &h, &v, err);
+	if (rc && v.no_kallsyms && (flags & IMAGE_OPEN_UNPLACED)) {
+		/* Unplaced: its first byte at 0, all of it text, no symbol (image.h). */
+		img->unplaced = "it has no kallsyms tables (a kernel built without CONFIG_KALLSYMS) to place it by";
+		memset(&v, 0, sizeof(v));
+		v.text_hi = v.ro_hi = size;
+		rc = 0;
+	}
 	if (!rc) {
 		raw_find_btf(buf + SYNTH_HDR, size, &v);
 		synth_headers(buf, &h, &v, size);

@@ -24,9 +24,9 @@ int image_raw_detect(const uint8_t *d, size_t size);
 /*
  * Builds img's synthetic ELF (vmlinux, vmlinux_size, elf, arch, is_raw)
  * around the raw Image raw[size], which is copied: the caller keeps it.
- * Messages do not name the file; image.c adds it.
+ * Messages do not name the file; image.c adds it. flags: image_open_as's.
  */
-int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size,
+int image_raw_open(struct kernel_image *img, const uint8_t *raw, size_t size, unsigned flags,
 		   struct errbuf *err);
 
 /*

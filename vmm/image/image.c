@@ -143,7 +143,7 @@ static int image_open_elf(struct kernel_image *img, struct errbuf *err)
 }
 
 /* Image.gz: gzip around a raw Image, as arm64 and riscv64 kernels ship. */
-static int image_open_gzip(struct kernel_image *img, struct errbuf *err)
+static int image_open_gzip(struct kernel_image *img, unsigned flags, struct errbuf *err)
 {
 	const uint8_t *d = img->file;
 	size_t n = img->file_size, raw_size = 0;
@@ -160,15 +160,15 @@ static int image_open_gzip(struct kernel_image *img, struct errbuf *err)
 	if (arch < 0)
 		rc = err_set(err, ENOEXEC, "%s: gzip data, but not an arm64 or riscv64 Image (no boot header magic at 0x38)",
 			     img->path);
-	else if ((rc = image_raw_open(img, raw, raw_size, err)))
+	else if ((rc = image_raw_open(img, raw, raw_size, flags, err)))
 		image_err_prefix(err, rc, img->path,
 				 arch == IMAGE_ARCH_ARM64 ? "gzip'ed arm64 Image: " : "gzip'ed riscv64 Image: ");
 	free(raw);
 	return rc;
 }
 
-int image_open_buffer(const char *name, uint8_t *data, size_t size,
-		      struct kernel_image *img, struct errbuf *err)
+static int image_open_buffer_as(const char *name, uint8_t *data, size_t size, unsigned flags,
+				struct kernel_image *img, struct errbuf *err)
 {
 	int rc, arch;
 
@@ -186,10 +186,10 @@ int image_open_buffer(const char *name, uint8_t *data, size_t size,
 		img->vmlinux_size = size;
 		rc = image_open_elf(img, err);
 	} else if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
-		rc = image_open_gzip(img, err);
+		rc = image_open_gzip(img, flags, err);
 	} else if ((arch = image_raw_detect(data, size)) >= 0) {
 		img->codec = CODEC_NONE;
-		rc = image_raw_open(img, data, size, err);
+		rc = image_raw_open(img, data, size, flags, err);
 		if (rc)
 			image_err_prefix(err, rc, name, arch == IMAGE_ARCH_ARM64 ? "arm64 Image: " : "riscv64 Image: ");
 	} else {
@@ -201,7 +201,13 @@ int image_open_buffer(const char *name, uint8_t *data, size_t size,
 	return rc;
 }
 
-int image_open(const char *path, struct kernel_image *img, struct errbuf *err)
+int image_open_buffer(const char *name, uint8_t *data, size_t size,
+		      struct kernel_image *img, struct errbuf *err)
+{
+	return image_open_buffer_as(name, data, size, 0, img, err);
+}
+
+int image_open_as(const char *path, unsigned flags, struct kernel_image *img, struct errbuf *err)
 {
 	uint8_t *data = NULL;
 	size_t size = 0;
@@ -211,7 +217,12 @@ int image_open(const char *path, struct kernel_image *img, struct errbuf *err)
 	rc = read_file(path, &data, &size, err);
 	if (rc)
 		return rc;
-	return image_open_buffer(path, data, size, img, err);
+	return image_open_buffer_as(path, data, size, flags, img, err);
+}
+
+int image_open(const char *path, struct kernel_image *img, struct errbuf *err)
+{
+	return image_open_as(path, 0, img, err);
 }
 
 void image_close(struct kernel_image *img)

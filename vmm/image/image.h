@@ -36,6 +36,13 @@ struct kernel_image {
 	 * (_stext.._etext) and .rodata (where the kallsyms tables are).
 	 */
 	int is_raw;
+	/*
+	 * A raw Image without kallsyms, opened by image_open_as() with
+	 * IMAGE_OPEN_UNPLACED: why it cannot be placed (NULL when it was).
+	 * Its synthetic ELF puts its first byte at address 0 and names no
+	 * symbol: it boots, untraced.
+	 */
+	const char *unplaced;
 	size_t relocations;		/* raw relocatable arm64 Image: relocations applied (image-reloc.c) */
 	/*
 	 * A raw relocatable arm64 Image's data symbols, which kallsyms lacks
@@ -69,6 +76,10 @@ int image_add_recovered(const struct kernel_image *img, struct symtab *tab);
 
 /* Reads and decodes a kernel file. Errors name the file and the problem. */
 int image_open(const char *path, struct kernel_image *img, struct errbuf *err);
+/* image_open_as's flags: a raw Image without kallsyms opens all the same (kernel_image.unplaced). */
+#define IMAGE_OPEN_UNPLACED 1u
+/* image_open with flags. */
+int image_open_as(const char *path, unsigned flags, struct kernel_image *img, struct errbuf *err);
 /* Same, on bytes already in memory (taken over by img; fuzzing, tests). */
 int image_open_buffer(const char *name, uint8_t *data, size_t size,
 		      struct kernel_image *img, struct errbuf *err);

@@ -125,9 +125,11 @@ static int64_t psci_features(uint32_t version, uint32_t fid)
 	return psci_has(version, fid) ? A64_PSCI_RET_SUCCESS : A64_PSCI_RET_NOT_SUPPORTED;
 }
 
-/* The vCPU whose MPIDR_EL1 is mpidr's affinity, or -1. */
+/* The vCPU whose MPIDR_EL1 is mpidr's affinity, or -1 (none, or bits outside the affinity fields, as KVM says). */
 static int psci_find(struct a64_state *s, const struct vm *vm, uint64_t mpidr)
 {
+	if (mpidr & ~A64_MPIDR_HWID)
+		return -1;
 	for (unsigned i = 0; i < vm->ncpus && i < VM_MAX_CPUS; i++)
 		if ((s->mpidr[i] & A64_MPIDR_HWID) == (mpidr & A64_MPIDR_HWID))
 			return (int)i;
@@ -143,10 +145,9 @@ static int64_t psci_cpu_on(struct vcpu *vcpu, uint64_t mpidr, uint64_t entry, ui
 	if (t < 0)
 		return A64_PSCI_RET_INVALID_PARAMS;
 	pthread_mutex_lock(&s->psci.lock);
-	if (s->psci.power[t] == A64_ON)
+	/* KVM makes the target runnable within the call: a second CPU_ON finds it on, never pending. */
+	if (s->psci.power[t] != A64_OFF)
 		ret = A64_PSCI_RET_ALREADY_ON;
-	else if (s->psci.power[t] == A64_ON_PENDING)
-		ret = A64_PSCI_RET_ON_PENDING;
 	else {
 		s->psci.power[t] = A64_ON_PENDING;
 		s->psci.entry[t] = entry;
@@ -166,7 +167,7 @@ static int64_t psci_affinity_info(struct vcpu *vcpu, uint64_t target, uint64_t l
 	uint64_t mask;
 	int64_t ret = A64_PSCI_RET_INVALID_PARAMS;
 
-	if (level > 3)
+	if (level > 3 || (target & ~A64_MPIDR_HWID))
 		return A64_PSCI_RET_INVALID_PARAMS;
 	mask = A64_MPIDR_HWID & ~((1ULL << (level == 3 ? 32 : 8 * level)) - 1);
 	pthread_mutex_lock(&s->psci.lock);
@@ -231,8 +232,8 @@ static int64_t psci_call(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3])
 	return A64_PSCI_RET_NOT_SUPPORTED;
 }
 
-/* The call's answer in x[] (KVM's own, for the calls it forwards); how many of x0..x3 it sets. */
-static int smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], uint64_t x[4])
+/* The call's answer in x[] (KVM's own, for the calls it forwards: x1..x3 zero unless it says otherwise). */
+static void smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], uint64_t x[4])
 {
 	uint64_t bmap = 0;
 
@@ -241,7 +242,6 @@ static int smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], ui
 		x[0] = (uint64_t)psci_call(vcpu, fid, a);
 	else if (fid == SMCCC_VENDOR_HYP_UID) {
 		x[0] = SMCCC_KVM_UID_0, x[1] = SMCCC_KVM_UID_1, x[2] = SMCCC_KVM_UID_2, x[3] = SMCCC_KVM_UID_3;
-		return 4;
 	} else if (fid == SMCCC_KVM_FEATURES) {
 		/* KVM's bitmap of the vendor services it offers this VM. */
 		if (a64_get_reg(vcpu, KVM_REG_ARM_VENDOR_HYP_BMAP, &bmap))
@@ -252,7 +252,6 @@ static int smccc_answer(struct vcpu *vcpu, uint32_t fid, const uint64_t a[3], ui
 	else if (fid == SMCCC_PV_TIME_FEATURES && (a[0] == SMCCC_PV_TIME_FEATURES || a[0] == SMCCC_PV_TIME_ST) &&
 		 psci_state(vcpu)->pvtime)
 		x[0] = A64_PSCI_RET_SUCCESS;
-	return 1;
 }
 
 int a64_smccc_exit(struct vcpu *vcpu)
@@ -261,7 +260,7 @@ int a64_smccc_exit(struct vcpu *vcpu)
 	uint32_t fid = (uint32_t)run->hypercall.nr;
 	uint64_t a[3] = { 0, 0, 0 }, x[4] = { 0, 0, 0, 0 };
 	struct errbuf err;
-	int n, rc = 0;
+	int rc = 0;
 
 	for (unsigned i = 0; i < 3 && !rc; i++)
 		rc = a64_get_reg(vcpu, A64_CORE_REG(regs.regs[i + 1]), &a[i]);
@@ -274,8 +273,8 @@ int a64_smccc_exit(struct vcpu *vcpu)
 		for (unsigned i = 0; i < 3; i++)
 			a[i] = (uint32_t)a[i];
 	/* The answer as KVM gives it: a negative one sign-extended to 64 bits, SMC32 or not. */
-	n = smccc_answer(vcpu, fid, a, x);
-	for (int i = 0; i < n && !rc; i++)
+	smccc_answer(vcpu, fid, a, x);
+	for (int i = 0; i < 4 && !rc; i++)
 		rc = a64_set_reg(vcpu, A64_CORE_REG(regs.regs[i]), x[i], &err);
 	if (rc) {
 		vm_request_stop(vcpu->vm, VM_STOP_HOST_FAILURE, "%s", err.msg);

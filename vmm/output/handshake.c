@@ -388,9 +388,9 @@ void handshake_print_smccc(const struct handshake *h, const struct trace_meta *m
 	hs_call_line(out, "call", "id", "calls", "first", "cpu", "from", "asked -> answered");
 	for (unsigned i = 0; i < h->ncalls; i++) {
 		const struct hs_call *c = &h->calls[i];
+		char id[16], calls[16], when[32], cpu[8], from[128], what[160], arg[48], fidname[40];
 		const char *name = smccc_name(c->fid), *argname = smccc_arg_is_fid(c->fid) ?
-			smccc_name((uint32_t)c->arg) : NULL;
-		char id[16], calls[16], when[32], cpu[8], from[128], what[160], arg[40];
+			smccc_arg_name((uint32_t)c->arg, fidname, sizeof(fidname)) : NULL;
 
 		snprintf(id, sizeof(id), "0x%08x", c->fid);
 		snprintf(calls, sizeof(calls), "%u", c->calls);

@@ -45,8 +45,9 @@ static const char *vmev_exit_name(uint64_t reason)
 static int vmev_format_smccc(const struct ring_event *ev, char *buf, size_t len)
 {
 	uint32_t fid = vmev_hypercall_nr(ev);
-	const char *name = smccc_name(fid), *argname = smccc_arg_is_fid(fid) ? smccc_name((uint32_t)ev->arg) : NULL;
-	char res[48], arg[64];
+	char res[48], arg[64], fidname[40];
+	const char *name = smccc_name(fid),
+		   *argname = smccc_arg_is_fid(fid) ? smccc_arg_name((uint32_t)ev->arg, fidname, sizeof(fidname)) : NULL;
 
 	if (argname)
 		snprintf(arg, sizeof(arg), "%s", argname);

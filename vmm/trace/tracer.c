@@ -71,6 +71,9 @@ static int tracer_load_symbols(struct tracer *t, const struct kernel_image *img,
 	int rc;
 
 	symtab_init(&t->syms);
+	/* A raw Image without kallsyms (image.h): no symbol, no slot; VM events only. */
+	if (img->unplaced)
+		return symtab_finish(&t->syms) ? err_set(err, ENOMEM, "out of memory for the kernel's symbols") : 0;
 	if (t->cfg.system_map) {
 		rc = sysmap_read_file(t->cfg.system_map, &t->syms, err);
 	} else if ((rc = kallsyms_recover(&img->elf, &t->syms, &layout, err)) &&
@@ -321,7 +324,7 @@ static void tracer_chain_setup(struct tracer *t)
 {
 	const struct vt_stub_config *c = (const struct vt_stub_config *)t->stub.code;
 
-	if (!c->chain_n || c->chain_tgt_va < t->stub.code_va ||
+	if (!c || !c->chain_n || c->chain_tgt_va < t->stub.code_va ||
 	    c->chain_tgt_va + (uint64_t)c->chain_n * 8 > t->stub.code_va + t->stub.code_size)
 		return;
 	t->ps.chain.va = c->chain_va;
@@ -368,7 +371,8 @@ int tracer_create(struct tracer **out, struct host *host, const struct kernel_im
 		rc = err_set(err, ENOENT, "--stop-at %s: no such function in the kernel", cfg->stop_at);
 		goto fail;
 	}
-	if ((rc = tracer_setup_rings(t, img, err)))
+	/* An unplaced Image (image.h) has no slot to patch and no room known for a stub: no stub, no rings. */
+	if (!img->unplaced && (rc = tracer_setup_rings(t, img, err)))
 		goto fail;
 	rc = patch_init(&t->ps, &(struct patch_mem){ tracer_gpa_ptr, tracer_write_code, host }, &img->elf, &t->mt,
 			&t->syms, guest_slot_ops(t->guest), t->mt.fentry, t->stub_entry, err);
