@@ -366,16 +366,25 @@ arm64_loop_checks() {
 # where and how long; BOTH_TRACE ('*') what vmmtrace traces (with another
 # glob the guest's calls are a superset: no digest to compare).
 both_tracers() {
-	local tag=$1 img=$2 initrd=$3 min=$4 cinit=${5:-} b=$TMPD/both-$1 rc step fpid fcalls fmd5 fsorted gpid vmd5 vsorted w gn vn n
-	local cmdline="vmmtrace.steps=ftrace-all" done_re='^VMMTRACE-INIT: done passed=1 failed=0' pass_re='^VMMTRACE-RESULT ftrace-all PASS'
-	local mincalls=1000	# dd's exec, read and exit; cinit's child only reads
-	[ -z "$cinit" ] || { cmdline="printk.devkmsg=on ftraceall=1 -- 0 1"; done_re='^CINIT: done'; pass_re='^CINIT-FTRACE-ALL .* refused=0 '; mincalls=500; }
+	local tag=$1 img=$2 initrd=$3 min=$4 cinit=${5:-} b=$TMPD/both-$1 rc cmdline="vmmtrace.steps=ftrace-all"
+	[ -z "$cinit" ] || cmdline="printk.devkmsg=on ftraceall=1 -- 0 1"
 	set -o pipefail
 	timeout -k 5 "${BOTH_TIMEOUT:-600}" "$VMMTRACE" boot "$img" --host "${BOTH_HOST:-qemu}" --cpus 1 --initrd "$initrd" \
 		--cmdline "$cmdline" --trace "${BOTH_TRACE:-*}" --console "$b.con" </dev/null 2>"$b.err" |
 		grep -v '^#' | gzip -1 >"$b.txt.gz"
 	rc=$?
 	set +o pipefail
+	both_tracers_check "$tag" "$rc" "$min" "$cinit"
+}
+# both_tracers_check TAG STATUS MIN [cinit]: both_tracers's checks of a boot
+# that ended with STATUS, from its files: $TMPD/both-TAG.con (its console),
+# .err (vmmtrace's stderr) and .txt.gz (vmmtrace's text trace: all of it, or
+# the lines of the tasks the checks read, dd's).
+both_tracers_check() {
+	local tag=$1 rc=$2 min=$3 cinit=${4:-} b=$TMPD/both-$1 step fpid fcalls fmd5 fsorted gpid vmd5 vsorted w gn vn n
+	local done_re='^VMMTRACE-INIT: done passed=1 failed=0' pass_re='^VMMTRACE-RESULT ftrace-all PASS'
+	local mincalls=1000	# dd's exec, read and exit; cinit's child only reads
+	[ -z "$cinit" ] || { done_re='^CINIT: done'; pass_re='^CINIT-FTRACE-ALL .* refused=0 '; mincalls=500; }
 	tr -d '\r' <"$b.con" >"$b.console"
 	if [ -z "$cinit" ]; then
 		step=$(grep -m1 '^VMMTRACE-STEP ftrace-all: ' "$b.console")

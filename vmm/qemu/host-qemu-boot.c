@@ -408,7 +408,8 @@ static int hq_open(struct host_qemu *hq, const struct host_boot *b, struct errbu
 		if (cfg.mem_size < arch->min_mem)
 			cfg.mem_size = arch->min_mem;
 	}
-	if (b->traced && !la64 && b->img->arch != IMAGE_ARCH_X86_64 &&
+	/* No stub data, no region: an Image without kallsyms (image.h) boots traced for VM events alone. */
+	if (b->traced && b->stub_bytes && !la64 && b->img->arch != IMAGE_ARCH_X86_64 &&
 	    (rc = region_dtb(hq, b, &cfg, dtb, sizeof(dtb), err)))
 		return rc;
 	/* The console both ways: QEMU's serial port is the socket's other end. */
