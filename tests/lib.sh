@@ -381,7 +381,7 @@ both_tracers() {
 # .err (vmmtrace's stderr) and .txt.gz (vmmtrace's text trace: all of it, or
 # the lines of the tasks the checks read, dd's).
 both_tracers_check() {
-	local tag=$1 rc=$2 min=$3 cinit=${4:-} b=$TMPD/both-$1 step fpid fcalls fmd5 fsorted gpid vmd5 vsorted w gn vn n
+	local tag=$1 rc=${2:-none} min=$3 cinit=${4:-} b=$TMPD/both-$1 step fpid fcalls fmd5 fsorted gpid vmd5 vsorted w gn vn n
 	local done_re='^VMMTRACE-INIT: done passed=1 failed=0' pass_re='^VMMTRACE-RESULT ftrace-all PASS'
 	local mincalls=1000	# dd's exec, read and exit; cinit's child only reads
 	[ -z "$cinit" ] || { done_re='^CINIT: done'; pass_re='^CINIT-FTRACE-ALL .* refused=0 '; mincalls=500; }
