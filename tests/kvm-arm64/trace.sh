@@ -467,4 +467,8 @@ check "PSCI payload: a vendor SYSTEM_RESET2 (SMC64) reboots the guest (status 0 
 "$VMMTRACE" boot "$PSCI_PAYLOAD" --trace psci_main >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
 check "PSCI payload: --trace on an Image without kallsyms: status 2, one line saying why" \
 	eval "[ $? = 2 ] && [ \$(wc -l <'$TMPD/unplaced.err') = 1 ] && grep -q 'CONFIG_KALLSYMS.*--trace needs the kernel' '$TMPD/unplaced.err'"
+# Traced with no stub (VM events alone) under the QEMU host too: no rings region to reserve.
+timeout -k 5 60 "$VMMTRACE" boot "$PSCI_PAYLOAD" --host qemu --cpus 2 --handshake </dev/null >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
+check "PSCI payload under the QEMU host with --handshake: it runs to its power-off (status $?), the table's absence said" \
+	eval "[ $? = 0 ] && grep -q '^PAYLOAD psci: start' '$TMPD/unplaced.out' && grep -q '^vmmtrace: --handshake: no table' '$TMPD/unplaced.err'"
 finish
