@@ -464,9 +464,12 @@ check "PSCI payload: a vendor SYSTEM_RESET2 (SMC64) reboots the guest (status 0 
 	eval "grep -qx 'vmmtrace: guest rebooted (system reset event)' psci-reset2-vendor-vmmtrace.err &&
 	      grep ' kvm_hvc_arm64: ' psci-reset2-vendor.txt | tail -n 1 | grep -q ' PSCI_SYSTEM_RESET2(0x80000000, ...) = no return'"
 # A raw Image without kallsyms boots untraced; tracing it is refused in one line.
-"$VMMTRACE" boot "$PSCI_PAYLOAD" --trace psci_main >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
-check "PSCI payload: --trace on an Image without kallsyms: status 2, one line saying why" \
-	eval "[ $? = 2 ] && [ \$(wc -l <'$TMPD/unplaced.err') = 1 ] && grep -q 'CONFIG_KALLSYMS.*--trace needs the kernel' '$TMPD/unplaced.err'"
+for o in --trace:psci_main --stop-at:psci_main --control:$TMPD/unplaced.sock; do
+	"$VMMTRACE" boot "$PSCI_PAYLOAD" "${o%%:*}" "${o#*:}" </dev/null >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
+	check "PSCI payload: ${o%%:*} on an Image without kallsyms: status 2, one line saying why" \
+		eval "[ $? = 2 ] && [ \$(wc -l <'$TMPD/unplaced.err') = 1 ] &&
+		      grep -q 'CONFIG_KALLSYMS.*; ${o%%:*} needs the kernel' '$TMPD/unplaced.err'"
+done
 # Traced with no stub (VM events alone) under the QEMU host too: no rings region to reserve.
 timeout -k 5 60 "$VMMTRACE" boot "$PSCI_PAYLOAD" --host qemu --cpus 2 --handshake </dev/null >"$TMPD/unplaced.out" 2>"$TMPD/unplaced.err"
 check "PSCI payload under the QEMU host with --handshake: it runs to its power-off (status $?), the table's absence said" \
